@@ -20,7 +20,4 @@ if(OnnxRuntime_FOUND AND NOT TARGET OnnxRuntime::onnxruntime)
     IMPORTED_LOCATION ${OnnxRuntime_LIBRARY}
     INTERFACE_INCLUDE_DIRECTORIES ${OnnxRuntime_INCLUDE_DIR})
   get_filename_component(OnnxRuntime_LIBRARY_DIR ${OnnxRuntime_LIBRARY} DIRECTORY)
-  # Binaries find the library where it was found, without LD_LIBRARY_PATH.
-  set(CMAKE_BUILD_RPATH ${CMAKE_BUILD_RPATH} ${OnnxRuntime_LIBRARY_DIR} PARENT_SCOPE)
-  set(CMAKE_INSTALL_RPATH ${CMAKE_INSTALL_RPATH} ${OnnxRuntime_LIBRARY_DIR} PARENT_SCOPE)
 endif()

@@ -50,6 +50,14 @@ Result<Tensor> Tensor::Borrow(DataType type, Shape shape, void* data, size_t byt
   return t;
 }
 
+Result<Tensor> Tensor::Share(DataType type, Shape shape, std::shared_ptr<void> owner, void* data,
+                             size_t byte_size) {
+  HONE_ASSIGN_OR_RETURN(Tensor t, Borrow(type, std::move(shape), data, byte_size));
+  // Aliasing constructor: shares owner's control block, points at the data.
+  t.owner_ = std::shared_ptr<std::byte[]>(std::move(owner), t.data_);
+  return t;
+}
+
 Result<Tensor> Tensor::SliceRows(int64_t begin, int64_t count) const {
   if (shape_.empty()) return Status::InvalidArgument("cannot slice rows of a scalar");
   if (begin < 0 || count < 0 || begin + count > shape_[0])

@@ -21,6 +21,10 @@ class Tensor {
   static Result<Tensor> Allocate(DataType type, Shape shape);
   // A view over `data`, which must stay alive and hold exactly the shape's bytes (checked).
   static Result<Tensor> Borrow(DataType type, Shape shape, void* data, size_t byte_size);
+  // A view over `data` that keeps `owner` alive as long as any copy of the tensor lives (zero-copy adoption of
+  // a buffer someone else allocated, such as an ONNX Runtime output).
+  static Result<Tensor> Share(DataType type, Shape shape, std::shared_ptr<void> owner, void* data,
+                              size_t byte_size);
 
   DataType type() const { return type_; }
   const Shape& shape() const { return shape_; }

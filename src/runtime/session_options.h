@@ -1,0 +1,48 @@
+// How ONNX Runtime runs one model. Plain struct with documented defaults; Validate() checks cross-field rules.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace hone::runtime {
+
+enum class ExecutionMode { kSequential, kParallel };
+enum class GraphOptimization { kDisable, kBasic, kExtended, kAll };
+
+struct SessionOptions {
+  // --- affect performance, not results ---
+  // Threads in the intra-op pool (parallelism inside one operator). 0: ONNX Runtime's default, one per physical core.
+  // Each concurrent Run shares this pool, so N sessions side by side should split the cores between them.
+  int intra_op_threads = 0;
+  // Threads for running independent operators side by side; only used with ExecutionMode::kParallel. 0: default.
+  int inter_op_threads = 0;
+  // Sequential runs operators one after another (best for most CNNs and transformers on CPU); parallel runs
+  // independent branches at once and only pays off for wide graphs.
+  ExecutionMode execution_mode = ExecutionMode::kSequential;
+  // Graph rewrites at load: constant folding and redundancy removal (basic), fusions (extended), layout (all).
+  // Higher levels load more slowly and run faster.
+  GraphOptimization graph_optimization = GraphOptimization::kAll;
+  // Idle pool threads spin before sleeping: lower latency for back-to-back runs, but burns CPU that other work
+  // (another instance, pre-processing) could use.
+  bool allow_spinning = true;
+  // ONNX Runtime's CPU memory arena: reuses allocations across runs; off lowers peak memory, costs speed.
+  bool cpu_arena = true;
+
+  // --- side effects ---
+  // When set, ONNX Runtime writes the graph as optimized at load (at graph_optimization's level) to this file.
+  std::string optimized_model_path;
+
+  Status Validate() const;
+  // "intra=2 inter=0 mode=sequential opt=all spin=on arena=on"
+  std::string ToString() const;
+};
+
+std::string_view ExecutionModeName(ExecutionMode mode);
+std::optional<ExecutionMode> ParseExecutionMode(std::string_view text);
+std::string_view GraphOptimizationName(GraphOptimization level);
+std::optional<GraphOptimization> ParseGraphOptimization(std::string_view text);
+
+}  // namespace hone::runtime
