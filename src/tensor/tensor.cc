@@ -60,9 +60,10 @@ Result<Tensor> Tensor::Share(DataType type, Shape shape, std::shared_ptr<void> o
 
 Result<Tensor> Tensor::SliceRows(int64_t begin, int64_t count) const {
   if (shape_.empty()) return Status::InvalidArgument("cannot slice rows of a scalar");
-  if (begin < 0 || count < 0 || begin + count > shape_[0])
-    return Status::OutOfRange("rows [" + std::to_string(begin) + ", " + std::to_string(begin + count) +
-                              ") of a tensor with " + std::to_string(shape_[0]) + " rows");
+  // Written so that nothing overflows: begin + count could, for hostile values.
+  if (begin < 0 || count < 0 || count > shape_[0] || begin > shape_[0] - count)
+    return Status::OutOfRange("rows from " + std::to_string(begin) + ", count " + std::to_string(count) +
+                              ", of a tensor with " + std::to_string(shape_[0]) + " rows");
   Tensor t = *this;
   size_t row_bytes = shape_[0] == 0 ? 0 : bytes_ / static_cast<size_t>(shape_[0]);
   t.shape_[0] = count;

@@ -1,0 +1,103 @@
+#include "bench/bench_runner.h"
+
+#include <algorithm>
+#include <optional>
+#include <thread>
+
+#include "bench/resource_usage.h"
+#include "bench/system_info.h"
+#include "runtime/input_pool.h"
+#include "runtime/session.h"
+
+namespace hone::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Distinct requests cycled through during a run: enough that caches do not see one input over and over, few
+// enough that preparing them is quick.
+constexpr int64_t kMaxDistinctRequests = 64;
+
+std::string_view ArrivalName(ArrivalProcess p) { return p == ArrivalProcess::kPoisson ? "poisson" : "constant"; }
+
+}  // namespace
+
+Result<RequestSet> MakeRequests(const runtime::InputPool& pool, int64_t batch) {
+  HONE_RETURN_IF_ERROR(pool.CheckBatch(batch));
+  int64_t distinct = std::clamp<int64_t>((pool.sample_count() + batch - 1) / batch, 1, kMaxDistinctRequests);
+  RequestSet requests;
+  requests.reserve(static_cast<size_t>(distinct));
+  for (int64_t i = 0; i < distinct; ++i) {
+    HONE_ASSIGN_OR_RETURN(auto inputs, pool.MakeBatch(i * batch, batch));
+    requests.push_back(std::move(inputs));
+  }
+  return requests;
+}
+
+Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& hooks) {
+  HONE_RETURN_IF_ERROR(settings.Validate());
+  auto say = [&](const std::string& s) {
+    if (hooks.status) hooks.status(s);
+  };
+
+  BenchReport report;
+  report.model_path = settings.model_path;
+  report.run = settings.run;
+  report.cost_per_hour = settings.cost_per_hour;
+  report.target = "in-process ONNX Runtime session";
+  if (settings.mode == LoadMode::kOpenLoop) report.arrival = ArrivalName(settings.arrival);
+
+  LoadOptions load;
+  load.arrival = settings.arrival;
+  load.arrival_seed = settings.arrival_seed;
+  load.open_loop_workers = settings.open_loop_workers > 0 ? settings.open_loop_workers : 64;
+
+  std::vector<runtime::SessionOptions> configs = settings.runtime.Expand();
+  std::optional<runtime::InputPool> pool;
+  std::vector<int64_t> batches = settings.batch_sizes;
+  for (size_t s = 0; s < configs.size(); ++s) {
+    say("loading " + settings.model_path + " (" + configs[s].ToString() + ")");
+    SessionRecord record;
+    record.options = configs[s];
+    uint64_t rss_before = CurrentRssBytes();
+    Clock::time_point t0 = Clock::now();
+    HONE_ASSIGN_OR_RETURN(auto session, runtime::Session::Open(settings.model_path, configs[s]));
+    record.load_time = Clock::now() - t0;
+    record.load_rss_delta_bytes = static_cast<int64_t>(CurrentRssBytes()) - static_cast<int64_t>(rss_before);
+    if (s == 0) {
+      report.cold_start.to_session_ready = TimeSinceProcessStart();
+      report.cold_start.resolution = ProcessStartResolution();
+      for (const auto& in : session->metadata().inputs) report.model_inputs.push_back(in.ToString());
+      for (const auto& out : session->metadata().outputs) report.model_outputs.push_back(out.ToString());
+      HONE_ASSIGN_OR_RETURN(auto p, runtime::InputPool::Create(session->metadata(), settings.inputs));
+      pool.emplace(std::move(p));
+      report.input_source = pool->description();
+      if (batches.empty()) batches = {pool->default_batch()};
+      for (int64_t b : batches) HONE_RETURN_IF_ERROR(pool->CheckBatch(b));
+    }
+
+    // The first request after load is often much slower (allocations, lazy kernel selection): time it apart.
+    HONE_ASSIGN_OR_RETURN(auto first_inputs, pool->MakeBatch(0, batches.front()));
+    Clock::time_point t1 = Clock::now();
+    auto first = session->Run(first_inputs);
+    record.first_run_time = Clock::now() - t1;
+    if (!first.ok()) return first.status().WithContext("first request");
+    if (s == 0) report.cold_start.to_first_result = TimeSinceProcessStart();
+    report.sessions.push_back(record);
+
+    SessionTarget target(*session);
+    std::vector<BenchPoint> points = ExpandPoints(settings, 1, batches);
+    for (BenchPoint& point : points) {
+      point.session_index = s;
+      HONE_ASSIGN_OR_RETURN(RequestSet requests, MakeRequests(*pool, point.batch));
+      say("measuring " + point.Label() + " (" + configs[s].ToString() + ")");
+      HONE_ASSIGN_OR_RETURN(PointResult result,
+                            MeasurePoint(target, requests, point, settings.run, load, hooks.window_done));
+      report.points.push_back(std::move(result));
+    }
+  }
+  report.system = ReadSystemInfo();
+  return report;
+}
+
+}  // namespace hone::bench

@@ -1,0 +1,27 @@
+// The whole in-process benchmark: loads the model once per runtime configuration, prepares its inputs, and
+// measures every point of the sweep. Returns the report; printing is report_*.h's job.
+#pragma once
+
+#include <functional>
+
+#include "base/result.h"
+#include "bench/load_generator.h"
+#include "bench/results.h"
+#include "bench/settings.h"
+#include "runtime/input_pool.h"
+
+namespace hone::bench {
+
+struct RunnerHooks {
+  ProgressFn window_done;                                 // after each measurement window
+  std::function<void(const std::string&)> status;         // "loading model (intra=2 ...)" and the like
+};
+
+// InvalidArgument/NotFound for bad settings, a model that does not load, or inputs that do not fit the model:
+// the message names the thing at fault. Request errors during measurement are counted in the report instead.
+Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& hooks = {});
+
+// Builds the requests for `batch`: up to 64 distinct batches cut from the pool in order.
+Result<RequestSet> MakeRequests(const runtime::InputPool& pool, int64_t batch);
+
+}  // namespace hone::bench

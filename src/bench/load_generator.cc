@@ -1,0 +1,224 @@
+#include "bench/load_generator.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "bench/resource_usage.h"
+
+namespace hone::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What one sending thread has recorded since the last Take(). One per thread, so the lock is uncontended
+// except for the moment the measuring thread takes a window's worth.
+class Recorder {
+ public:
+  struct Snapshot {
+    LatencyHistogram latency;
+    uint64_t ok = 0, errors = 0, started = 0;
+    std::string first_error;
+  };
+
+  void Started() {
+    std::lock_guard lock(mu_);
+    ++current_.started;
+  }
+  void Finished(Clock::duration latency, const Status& status) {
+    std::lock_guard lock(mu_);
+    if (status.ok()) {
+      current_.latency.Record(static_cast<uint64_t>(std::chrono::nanoseconds(latency).count()));
+      ++current_.ok;
+    } else {
+      if (current_.errors++ == 0) current_.first_error = status.ToString();
+    }
+  }
+  // Moves out what was recorded and starts afresh.
+  void TakeInto(Snapshot& into) {
+    std::lock_guard lock(mu_);
+    into.latency.Merge(current_.latency);
+    into.ok += current_.ok;
+    into.errors += current_.errors;
+    into.started += current_.started;
+    if (into.first_error.empty()) into.first_error = current_.first_error;
+    current_.latency.Reset();
+    current_.ok = current_.errors = current_.started = 0;
+    current_.first_error.clear();
+  }
+
+ private:
+  std::mutex mu_;
+  Snapshot current_;  // guarded by mu_
+};
+
+// The sending side of one point: threads that put the load on the target and record into recorders.
+class Load {
+ public:
+  Load(Target& target, const RequestSet& requests, const BenchPoint& point, const LoadOptions& options)
+      : target_(target), requests_(requests), point_(point), options_(options) {}
+  ~Load() { Stop(); }
+
+  void Start() {
+    int threads = point_.mode == LoadMode::kOpenLoop ? std::max(1, options_.open_loop_workers)
+                                                     : static_cast<int>(point_.concurrency);
+    recorders_ = std::vector<Recorder>(threads);
+    for (int i = 0; i < threads; ++i) {
+      if (point_.mode == LoadMode::kOpenLoop)
+        threads_.emplace_back([this, i] { OpenLoopWorker(recorders_[i]); });
+      else
+        threads_.emplace_back([this, i] { ClosedLoopWorker(i, recorders_[i]); });
+    }
+    if (point_.mode == LoadMode::kOpenLoop) threads_.emplace_back([this] { Generate(); });
+  }
+
+  void Stop() {
+    stop_flag_.store(true, std::memory_order_relaxed);
+    {
+      std::lock_guard lock(queue_mu_);
+      stop_ = true;
+    }
+    queue_cv_.notify_all();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  uint64_t completed() const { return completed_.load(std::memory_order_relaxed); }
+
+  Recorder::Snapshot Take() {
+    Recorder::Snapshot s;
+    for (auto& r : recorders_) r.TakeInto(s);
+    return s;
+  }
+
+ private:
+  void Send(Recorder& recorder, size_t request_index, Clock::time_point counted_from) {
+    recorder.Started();
+    Status status = target_.Infer(requests_[request_index % requests_.size()]);
+    recorder.Finished(Clock::now() - counted_from, status);
+    completed_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // N of these keep N requests outstanding.
+  void ClosedLoopWorker(int index, Recorder& recorder) {
+    for (size_t i = static_cast<size_t>(index); !stop_flag_.load(std::memory_order_relaxed);
+         i += static_cast<size_t>(point_.concurrency))
+      Send(recorder, i, Clock::now());
+  }
+
+  // Puts intended send times on the queue on schedule, however far behind the workers are.
+  void Generate() {
+    ArrivalSchedule schedule(point_.rate, options_.arrival, options_.arrival_seed);
+    Clock::time_point start = Clock::now();
+    while (true) {
+      Clock::time_point intended = start + schedule.Next();
+      std::unique_lock lock(queue_mu_);
+      if (queue_cv_.wait_until(lock, intended, [this] { return stop_; })) return;
+      queue_.push_back(intended);
+      lock.unlock();
+      queue_cv_.notify_one();
+    }
+  }
+
+  void OpenLoopWorker(Recorder& recorder) {
+    while (true) {
+      Clock::time_point intended;
+      {
+        std::unique_lock lock(queue_mu_);
+        queue_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+        if (stop_) return;
+        intended = queue_.front();
+        queue_.pop_front();
+      }
+      // Latency counts from when the request should have gone, not from when a worker got to it.
+      Send(recorder, next_request_.fetch_add(1, std::memory_order_relaxed), intended);
+    }
+  }
+
+  Target& target_;
+  const RequestSet& requests_;
+  const BenchPoint& point_;
+  const LoadOptions& options_;
+  std::vector<Recorder> recorders_;
+  std::vector<std::thread> threads_;
+  std::atomic<uint64_t> completed_{0};
+  std::atomic<size_t> next_request_{0};
+  std::atomic<bool> stop_flag_{false};  // closed-loop workers poll this between requests
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<Clock::time_point> queue_;  // guarded by queue_mu_: open-loop requests due, oldest first
+  bool stop_ = false;                    // guarded by queue_mu_
+};
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, const BenchPoint& point,
+                                 const RunLength& run, const LoadOptions& load_options, const ProgressFn& progress) {
+  if (requests.empty()) return Status::InvalidArgument("no requests to send");
+  HONE_RETURN_IF_ERROR(run.Validate());
+
+  Load load(target, requests, point, load_options);
+  Clock::time_point warmup_start = Clock::now();
+  load.Start();
+
+  // Warm-up: until both the request count and the time are reached. Not measured.
+  auto warmup_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.warmup_s));
+  while (load.completed() < static_cast<uint64_t>(run.warmup_requests) ||
+         Clock::now() - warmup_start < warmup_time)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  load.Take();
+
+  PointResult result;
+  result.point = point;
+  struct Window {
+    Recorder::Snapshot data;
+    std::chrono::nanoseconds cpu;
+    double duration_s;
+  };
+  std::deque<Window> recent;  // the last stability.windows windows, the ones that will be reported
+  auto window_length = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.window_s));
+  Clock::time_point window_start = Clock::now();
+  auto cpu_start = ProcessCpuTime();
+  do {
+    std::this_thread::sleep_until(window_start + window_length);
+    Window w;
+    w.data = load.Take();
+    Clock::time_point window_end = Clock::now();
+    auto cpu_end = ProcessCpuTime();
+    w.cpu = cpu_end - cpu_start;
+    w.duration_s = Seconds(window_end - window_start);
+    window_start = window_end;
+    cpu_start = cpu_end;
+
+    WindowSummary summary;
+    summary.duration_s = w.duration_s;
+    summary.requests = w.data.ok;
+    summary.throughput_per_s = w.data.ok / w.duration_s;
+    summary.p99_ns = w.data.latency.Percentile(99);
+    result.windows.push_back(summary);
+    recent.push_back(std::move(w));
+    if (recent.size() > static_cast<size_t>(run.stability.windows)) recent.pop_front();
+    if (progress) progress({&point, result.windows.size() - 1, summary});
+    result.decision = Decide(result.windows, run.stability);
+  } while (result.decision == Decision::kContinue);
+  load.Stop();
+
+  for (const Window& w : recent) {
+    result.latency.Merge(w.data.latency);
+    result.requests += w.data.ok;
+    result.errors += w.data.errors;
+    result.started += w.data.started;
+    if (result.first_error.empty()) result.first_error = w.data.first_error;
+    result.cpu_time += w.cpu;
+    result.duration_s += w.duration_s;
+  }
+  result.verdicts = CheckWindows(result.windows, run.stability);
+  result.peak_rss_bytes = PeakRssBytes();
+  return result;
+}
+
+}  // namespace hone::bench

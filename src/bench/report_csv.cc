@@ -1,0 +1,32 @@
+#include <fmt/format.h>
+
+#include "bench/report.h"
+
+namespace hone::bench {
+
+std::string ReportToCsv(const BenchReport& r) {
+  bool open_loop = !r.points.empty() && r.points.front().point.mode == LoadMode::kOpenLoop;
+  std::string out = open_loop ? "Request Rate,Achieved Rate," : "Concurrency,";
+  out +=
+      "Batch,Inferences/Second,Requests/Second,p50 latency,p90 latency,p95 latency,p99 latency,p99.9 latency,"
+      "Max latency,Avg latency,Requests,Errors,Error Rate,CPU Cores Used,Peak RSS Bytes,Cost per 1000 Predictions,"
+      "Stable,Mode,Session Options\n";
+  for (const PointResult& p : r.points) {
+    const LatencyHistogram& h = p.latency;
+    auto us = [](uint64_t ns) { return fmt::format("{:.1f}", ns / 1e3); };
+    if (open_loop)
+      out += fmt::format("{:g},{:.2f},", p.point.rate, p.achieved_rate());
+    else
+      out += fmt::format("{},", p.point.concurrency);
+    auto cost = p.CostPer1000(r.cost_per_hour);
+    out += fmt::format("{},{:.2f},{:.2f},{},{},{},{},{},{},{:.1f},{},{},{:.6f},{:.3f},{},{},{},{},\"{}\"\n", p.point.batch,
+                       p.throughput_sps(), p.throughput_rps(), us(h.Percentile(50)), us(h.Percentile(90)),
+                       us(h.Percentile(95)), us(h.Percentile(99)), us(h.Percentile(99.9)), us(h.max()),
+                       h.mean() / 1e3, p.requests, p.errors, p.error_rate(), p.cpu_cores_used(), p.peak_rss_bytes,
+                       cost ? fmt::format("{:.8f}", *cost) : "", p.stable() ? "yes" : "no",
+                       LoadModeName(p.point.mode), r.sessions.at(p.point.session_index).options.ToString());
+  }
+  return out;
+}
+
+}  // namespace hone::bench

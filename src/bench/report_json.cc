@@ -1,0 +1,105 @@
+#include <chrono>
+
+#include "bench/report.h"
+
+namespace hone::bench {
+namespace {
+
+double Ms(std::chrono::nanoseconds d) { return std::chrono::duration<double, std::milli>(d).count(); }
+double Us(uint64_t ns) { return static_cast<double>(ns) / 1e3; }
+
+nlohmann::json OptionsJson(const runtime::SessionOptions& o) {
+  return {{"intra_op_threads", o.intra_op_threads},
+          {"inter_op_threads", o.inter_op_threads},
+          {"execution_mode", runtime::ExecutionModeName(o.execution_mode)},
+          {"graph_optimization", runtime::GraphOptimizationName(o.graph_optimization)},
+          {"allow_spinning", o.allow_spinning},
+          {"cpu_arena", o.cpu_arena},
+          {"optimized_model_path", o.optimized_model_path},
+          {"summary", o.ToString()}};
+}
+
+nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
+  const LatencyHistogram& h = p.latency;
+  nlohmann::json j = {
+      {"label", p.point.Label()},
+      {"session_index", p.point.session_index},
+      {"session_options", report.sessions.at(p.point.session_index).options.ToString()},
+      {"mode", LoadModeName(p.point.mode)},
+      {"batch", p.point.batch},
+      {"latency_us",
+       {{"p50", Us(h.Percentile(50))}, {"p90", Us(h.Percentile(90))}, {"p95", Us(h.Percentile(95))},
+        {"p99", Us(h.Percentile(99))}, {"p99_9", Us(h.Percentile(99.9))}, {"max", Us(h.max())},
+        {"min", Us(h.min())}, {"mean", h.mean() / 1e3}, {"histogram_max_relative_error",
+                                                          LatencyHistogram::kMaxRelativeError}}},
+      {"throughput", {{"requests_per_s", p.throughput_rps()}, {"samples_per_s", p.throughput_sps()}}},
+      {"requests", p.requests},
+      {"errors", p.errors},
+      {"error_rate", p.error_rate()},
+      {"first_error", p.first_error},
+      {"duration_s", p.duration_s},
+      {"cpu", {{"cores_used", p.cpu_cores_used()},
+               {"machine_utilization", report.system.logical_cores ? p.cpu_cores_used() / report.system.logical_cores
+                                                                   : 0.0}}},
+      {"peak_rss_bytes", p.peak_rss_bytes},
+      {"stable", p.stable()},
+  };
+  if (p.point.mode == LoadMode::kOpenLoop)
+    j["rate"] = {{"target_per_s", p.point.rate}, {"achieved_per_s", p.achieved_rate()}};
+  else
+    j["concurrency"] = p.point.concurrency;
+  if (auto cost = p.CostPer1000(report.cost_per_hour)) j["cost_per_1000_predictions"] = *cost;
+  nlohmann::json windows = nlohmann::json::array();
+  for (const auto& w : p.windows)
+    windows.push_back({{"requests_per_s", w.throughput_per_s}, {"p99_us", Us(w.p99_ns)}, {"requests", w.requests},
+                       {"duration_s", w.duration_s}});
+  j["windows"] = windows;
+  nlohmann::json verdicts = nlohmann::json::array();
+  for (const auto& v : p.verdicts)
+    verdicts.push_back({{"met", v.met}, {"detail", v.detail}, {"recommendation", v.recommendation}});
+  j["verdicts"] = verdicts;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json ReportToJson(const BenchReport& r) {
+  const SystemInfo& s = r.system;
+  nlohmann::json j;
+  j["tool"] = "hone bench";
+  j["system"] = {{"cpu_model", s.cpu_model},       {"logical_cores", s.logical_cores},
+                 {"cpu_features", s.cpu_features}, {"memory_bytes", s.memory_bytes},
+                 {"kernel", s.kernel},             {"hostname", s.hostname},
+                 {"onnxruntime_version", s.onnxruntime_version}, {"hone_version", s.hone_version},
+                 {"compiler", s.compiler}};
+  j["model"] = {{"path", r.model_path}, {"inputs", r.model_inputs}, {"outputs", r.model_outputs}};
+  j["input_source"] = r.input_source;
+  j["target"] = r.target;
+  if (!r.arrival.empty()) j["arrival"] = r.arrival;
+  j["run"] = {{"warmup_requests", r.run.warmup_requests},
+              {"warmup_s", r.run.warmup_s},
+              {"window_s", r.run.window_s},
+              {"stability",
+               {{"windows", r.run.stability.windows}, {"tolerance", r.run.stability.tolerance},
+                {"max_windows", r.run.stability.max_windows}, {"min_duration_s", r.run.stability.min_duration_s},
+                {"min_requests", r.run.stability.min_requests}}}};
+  j["cold_start"] = {{"process_to_session_ready_ms", Ms(r.cold_start.to_session_ready)},
+                     {"process_to_first_result_ms", Ms(r.cold_start.to_first_result)},
+                     {"resolution_ms", Ms(r.cold_start.resolution)}};
+  if (r.cost_per_hour > 0) j["cost_per_hour"] = r.cost_per_hour;
+  nlohmann::json sessions = nlohmann::json::array();
+  for (const auto& rec : r.sessions)
+    sessions.push_back({{"options", OptionsJson(rec.options)},
+                        {"load_ms", Ms(rec.load_time)},
+                        {"load_rss_delta_bytes", rec.load_rss_delta_bytes},
+                        {"first_run_ms", Ms(rec.first_run_time)}});
+  j["sessions"] = sessions;
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : r.points) points.push_back(PointJson(p, r));
+  j["points"] = points;
+  j["all_stable"] = r.all_stable();
+  j["total_errors"] = r.total_errors();
+  return j;
+}
+
+}  // namespace hone::bench

@@ -1,0 +1,91 @@
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "bench/report.h"
+
+namespace hone::bench {
+namespace {
+
+double Ns(std::chrono::nanoseconds d) { return static_cast<double>(d.count()); }
+
+std::string Join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : sep) + i;
+  return s;
+}
+
+void AppendHeader(std::string& out, const BenchReport& r) {
+  const SystemInfo& s = r.system;
+  out += fmt::format("model      {}\n", r.model_path);
+  for (const auto& in : r.model_inputs) out += fmt::format("  input    {}\n", in);
+  for (const auto& o : r.model_outputs) out += fmt::format("  output   {}\n", o);
+  out += fmt::format("inputs     {}\n", r.input_source);
+  out += fmt::format("target     {}{}\n", r.target, r.arrival.empty() ? "" : ", " + r.arrival + " arrivals");
+  out += fmt::format("machine    {}, {} logical cores, {}, {}\n", s.cpu_model, s.logical_cores,
+                     FormatBytes(static_cast<double>(s.memory_bytes)), s.kernel);
+  out += fmt::format("features   {}\n", Join(s.cpu_features, " "));
+  out += fmt::format("software   hone {}, ONNX Runtime {}, {}\n", s.hone_version, s.onnxruntime_version, s.compiler);
+  const RunLength& run = r.run;
+  out += fmt::format(
+      "run        warm-up {} requests and {:g} s; windows of {:g} s until the last {} agree within ±{:g}% on "
+      "throughput and p99 (at most {} windows, at least {:g} s and {} requests)\n",
+      run.warmup_requests, run.warmup_s, run.window_s, run.stability.windows, run.stability.tolerance * 100,
+      run.stability.max_windows, run.stability.min_duration_s, run.stability.min_requests);
+}
+
+void AppendSessions(std::string& out, const BenchReport& r) {
+  out += "\nsessions (load: wall time; memory: RSS added by loading; first: the first request after load)\n";
+  for (size_t i = 0; i < r.sessions.size(); ++i) {
+    const SessionRecord& s = r.sessions[i];
+    out += fmt::format("  [{}] {:<52} load {:>9}  memory {:>10}  first {:>9}\n", i, s.options.ToString(),
+                       FormatDuration(Ns(s.load_time)), FormatBytes(static_cast<double>(s.load_rss_delta_bytes)),
+                       FormatDuration(Ns(s.first_run_time)));
+  }
+  out += fmt::format("cold start process start -> session ready {}, -> first result {} (±{}, the kernel's clock tick)\n",
+                     FormatDuration(Ns(r.cold_start.to_session_ready)),
+                     FormatDuration(Ns(r.cold_start.to_first_result)), FormatDuration(Ns(r.cold_start.resolution)));
+}
+
+}  // namespace
+
+std::string ReportToText(const BenchReport& r) {
+  std::string out;
+  AppendHeader(out, r);
+  AppendSessions(out, r);
+  bool open_loop = !r.points.empty() && r.points.front().point.mode == LoadMode::kOpenLoop;
+  bool with_cost = r.cost_per_hour > 0;
+  out += fmt::format("\n{:<4}{:<34}{:>10}{:>11}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>8}{:>7}{:>11}{}{}  {}\n",
+                     "ses", "point", "req/s", "samples/s", "p50", "p90", "p95", "p99", "p99.9", "max", "mean",
+                     "errors", "cpu", "peak RSS", open_loop ? "   achieved" : "", with_cost ? "  $/1k pred" : "",
+                     "stable");
+  for (const PointResult& p : r.points) {
+    const LatencyHistogram& h = p.latency;
+    auto d = [](uint64_t ns) { return FormatDuration(static_cast<double>(ns)); };
+    out += fmt::format("{:<4}{:<34}{:>10.1f}{:>11.1f}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>7.2f}%{:>7.2f}{:>11}",
+                       p.point.session_index, p.point.Label(), p.throughput_rps(), p.throughput_sps(),
+                       d(h.Percentile(50)), d(h.Percentile(90)), d(h.Percentile(95)), d(h.Percentile(99)),
+                       d(h.Percentile(99.9)), d(h.max()), FormatDuration(h.mean()), p.error_rate() * 100,
+                       p.cpu_cores_used(), FormatBytes(static_cast<double>(p.peak_rss_bytes)));
+    if (open_loop) out += fmt::format("{:>9.1f}/s", p.achieved_rate());
+    if (with_cost) {
+      auto cost = p.CostPer1000(r.cost_per_hour);
+      out += cost ? fmt::format("{:>11.6f}", *cost) : fmt::format("{:>11}", "-");
+    }
+    out += p.stable() ? "  yes\n" : "  NO\n";
+  }
+  out += "latency per request (batch) from send to result; cpu: process CPU time / wall time, in cores; "
+         "histogram error <= 0.4%\n";
+  for (const PointResult& p : r.points) {
+    if (!p.first_error.empty())
+      out += fmt::format("errors at '{}': {} of {}, first: {}\n", p.point.Label(), p.errors, p.errors + p.requests,
+                         p.first_error);
+    if (p.stable()) continue;
+    out += fmt::format("UNSTABLE '{}' after {} windows:\n", p.point.Label(), p.windows.size());
+    for (const Verdict& v : p.verdicts)
+      if (!v.met) out += fmt::format("  - {}; {}\n", v.detail, v.recommendation);
+  }
+  return out;
+}
+
+}  // namespace hone::bench

@@ -1,0 +1,21 @@
+// The process's own resource use, read from the kernel: CPU time, resident memory, and when the process started.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace hone::bench {
+
+// User + system CPU time of the whole process (all threads) so far.
+std::chrono::nanoseconds ProcessCpuTime();
+// Resident set size now, in bytes (/proc/self/statm).
+uint64_t CurrentRssBytes();
+// The peak resident set size since the process started, in bytes (VmHWM).
+uint64_t PeakRssBytes();
+// How long ago the kernel started this process. The kernel keeps start times in clock ticks (usually 10 ms), so
+// this is accurate to one tick; cold-start figures built on it say so.
+std::chrono::nanoseconds TimeSinceProcessStart();
+// The kernel's clock-tick length: the resolution of TimeSinceProcessStart.
+std::chrono::nanoseconds ProcessStartResolution();
+
+}  // namespace hone::bench

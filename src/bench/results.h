@@ -1,0 +1,79 @@
+// Raw results of a benchmark and the figures derived from them. Settings live in settings.h, the measuring in
+// load_generator.h, the printing in report_*.h.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/latency_histogram.h"
+#include "bench/settings.h"
+#include "bench/stability.h"
+#include "bench/system_info.h"
+#include "runtime/session_options.h"
+
+namespace hone::bench {
+
+// One measurement point, over the windows that were reported (the last `stability.windows` of them).
+struct PointResult {
+  BenchPoint point;
+  LatencyHistogram latency;        // per request, ns; open loop: from the intended send time
+  uint64_t requests = 0;           // completed without error
+  uint64_t errors = 0;
+  std::string first_error;         // the first error's message, if any
+  double duration_s = 0;           // of the reported windows together
+  uint64_t started = 0;            // requests sent in the reported windows (open loop: the achieved rate)
+  std::chrono::nanoseconds cpu_time{0};  // process CPU time over the reported windows
+  uint64_t peak_rss_bytes = 0;     // process peak RSS when the point ended
+  std::vector<WindowSummary> windows;  // every window measured, warm-up excluded
+  Decision decision = Decision::kContinue;
+  std::vector<Verdict> verdicts;   // the stopping rule's verdicts on the reported windows
+
+  bool stable() const { return decision == Decision::kStable; }
+  double throughput_rps() const { return duration_s > 0 ? requests / duration_s : 0; }
+  double throughput_sps() const { return throughput_rps() * static_cast<double>(point.batch); }
+  double achieved_rate() const { return duration_s > 0 ? started / duration_s : 0; }
+  double error_rate() const { return requests + errors ? double(errors) / double(requests + errors) : 0; }
+  // Process CPU use as a fraction of one core (2.0 = two cores busy).
+  double cpu_cores_used() const;
+  // The machine's price for 1,000 predictions (samples) at this throughput; nullopt without a price.
+  std::optional<double> CostPer1000(double cost_per_hour) const;
+};
+
+// One loaded session: what loading it cost.
+struct SessionRecord {
+  runtime::SessionOptions options;
+  std::chrono::nanoseconds load_time{0};        // Session::Open, wall time
+  int64_t load_rss_delta_bytes = 0;             // RSS after load minus before: the memory the model adds
+  std::chrono::nanoseconds first_run_time{0};   // the first request after load (untimed elsewhere)
+};
+
+// Cold start of this process: from the kernel's start of the process to the first session being ready, and to its
+// first result. Accurate to the kernel's clock tick (resolution).
+struct ColdStart {
+  std::chrono::nanoseconds to_session_ready{0};
+  std::chrono::nanoseconds to_first_result{0};
+  std::chrono::nanoseconds resolution{0};
+};
+
+struct BenchReport {
+  SystemInfo system;
+  std::string model_path;
+  std::vector<std::string> model_inputs;   // "image: FP32 [batch, 1, 28, 28]"
+  std::vector<std::string> model_outputs;
+  std::string input_source;                // "dataset 'test.npz' (2000 samples)"
+  std::string target;                      // what was measured
+  std::string arrival;                     // open loop: "poisson" or "constant"
+  RunLength run;
+  double cost_per_hour = 0;
+  ColdStart cold_start;
+  std::vector<SessionRecord> sessions;
+  std::vector<PointResult> points;
+
+  bool all_stable() const;
+  uint64_t total_errors() const;
+};
+
+}  // namespace hone::bench

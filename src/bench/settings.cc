@@ -1,0 +1,109 @@
+#include "bench/settings.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace hone::bench {
+
+std::string_view LoadModeName(LoadMode mode) {
+  switch (mode) {
+    case LoadMode::kClosedLoop: return "closed-loop";
+    case LoadMode::kOpenLoop: return "open-loop";
+    case LoadMode::kOffline: return "offline";
+  }
+  return "closed-loop";
+}
+
+Status RunLength::Validate() const {
+  if (warmup_requests < 0) return Status::InvalidArgument("--warmup-requests: expected >= 0");
+  if (!(warmup_s >= 0) || !std::isfinite(warmup_s)) return Status::InvalidArgument("--warmup-s: expected >= 0");
+  if (!(window_s > 0) || !std::isfinite(window_s)) return Status::InvalidArgument("--window-ms: expected > 0");
+  return stability.Validate();
+}
+
+std::vector<runtime::SessionOptions> RuntimeSweep::Expand() const {
+  std::vector<runtime::SessionOptions> out;
+  for (int intra : intra_op_threads)
+    for (int inter : inter_op_threads)
+      for (auto mode : execution_modes)
+        for (auto opt : graph_optimizations)
+          for (bool spin : spinning)
+            for (bool ar : arena) {
+              runtime::SessionOptions o;
+              o.intra_op_threads = intra;
+              o.inter_op_threads = inter;
+              o.execution_mode = mode;
+              o.graph_optimization = opt;
+              o.allow_spinning = spin;
+              o.cpu_arena = ar;
+              if (out.empty()) o.optimized_model_path = save_optimized_path;
+              out.push_back(o);
+            }
+  return out;
+}
+
+Status BenchSettings::Validate() const {
+  if (model_path.empty()) return Status::InvalidArgument("no model given");
+  switch (mode) {
+    case LoadMode::kClosedLoop:
+    case LoadMode::kOffline:
+      if (concurrency.empty()) return Status::InvalidArgument("--concurrency: expected at least one value");
+      for (int64_t c : concurrency)
+        if (c < 1 || c > 4096)
+          return Status::InvalidArgument("--concurrency " + std::to_string(c) + ": expected 1..4096");
+      break;
+    case LoadMode::kOpenLoop:
+      if (rates.empty()) return Status::InvalidArgument("--rate: expected at least one value");
+      for (double r : rates)
+        if (!(r > 0) || !std::isfinite(r))
+          return Status::InvalidArgument("--rate " + fmt::format("{}", r) + ": expected a rate > 0 requests/s");
+      break;
+  }
+  for (int64_t b : batch_sizes)
+    if (b < 1) return Status::InvalidArgument("--batch " + std::to_string(b) + ": expected >= 1");
+  if (open_loop_workers < 0) return Status::InvalidArgument("--workers: expected >= 0");
+  if (!(cost_per_hour >= 0) || !std::isfinite(cost_per_hour))
+    return Status::InvalidArgument("--cost-per-hour: expected >= 0");
+  for (const auto* list : {&runtime.intra_op_threads, &runtime.inter_op_threads})
+    for (int t : *list)
+      if (t < 0) return Status::InvalidArgument("thread count " + std::to_string(t) + ": expected >= 0 (0: default)");
+  for (auto o : runtime.Expand()) HONE_RETURN_IF_ERROR(o.Validate());
+  return run.Validate();
+}
+
+std::string BenchPoint::Label() const {
+  switch (mode) {
+    case LoadMode::kClosedLoop: return fmt::format("concurrency {}, batch {}", concurrency, batch);
+    case LoadMode::kOpenLoop: return fmt::format("rate {:g}/s, batch {}", rate, batch);
+    case LoadMode::kOffline:
+      return concurrency == 1 ? fmt::format("offline batch {}", batch)
+                              : fmt::format("offline batch {}, {} outstanding", batch, concurrency);
+  }
+  return "";
+}
+
+std::vector<BenchPoint> ExpandPoints(const BenchSettings& settings, size_t session_count,
+                                     const std::vector<int64_t>& batch_sizes) {
+  std::vector<BenchPoint> points;
+  for (size_t s = 0; s < session_count; ++s)
+    for (int64_t batch : batch_sizes) {
+      BenchPoint p;
+      p.session_index = s;
+      p.mode = settings.mode;
+      p.batch = batch;
+      if (settings.mode == LoadMode::kOpenLoop) {
+        for (double r : settings.rates) {
+          p.rate = r;
+          points.push_back(p);
+        }
+      } else {
+        for (int64_t c : settings.concurrency) {
+          p.concurrency = c;
+          points.push_back(p);
+        }
+      }
+    }
+  return points;
+}
+
+}  // namespace hone::bench

@@ -1,0 +1,169 @@
+#include "bench/stability.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+
+namespace hone::bench {
+namespace {
+
+__attribute__((format(printf, 1, 2))) std::string Format(const char* format, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  return buffer;
+}
+
+// A latency with a unit a reader can take in at a glance: "850 ns", "12.3 us", "4.56 ms", "1.20 s".
+std::string FormatNs(double ns) {
+  if (ns < 1e3) return Format("%.0f ns", ns);
+  if (ns < 1e6) return Format("%.1f us", ns / 1e3);
+  if (ns < 1e9) return Format("%.2f ms", ns / 1e6);
+  return Format("%.2f s", ns / 1e9);
+}
+
+// How far a metric strays from its mean over the windows.
+struct Spread {
+  double mean = 0;
+  double min = 0;
+  double max = 0;
+  double relative = 0;  // max |x - mean| / mean; 0 when mean is 0
+  bool within = false;  // mean > 0 and every |x - mean| <= tolerance * mean
+};
+
+template <typename Get>
+Spread Measure(std::span<const WindowSummary> windows, double tolerance, Get get) {
+  Spread s;
+  if (windows.empty()) return s;
+  double total = 0;
+  s.min = s.max = get(windows.front());
+  for (const WindowSummary& w : windows) {
+    const double x = get(w);
+    total += x;
+    s.min = std::min(s.min, x);
+    s.max = std::max(s.max, x);
+  }
+  s.mean = total / static_cast<double>(windows.size());
+  const double largest_deviation = std::max(s.max - s.mean, s.mean - s.min);
+  if (s.mean > 0) s.relative = largest_deviation / s.mean;
+  // Written so that NaN in any value or in the tolerance fails the check instead of passing it.
+  s.within = s.mean > 0 && largest_deviation <= tolerance * s.mean;
+  return s;
+}
+
+double TotalDuration(std::span<const WindowSummary> windows) {
+  double total = 0;
+  for (const WindowSummary& w : windows) total += w.duration_s;
+  return total;
+}
+
+uint64_t TotalRequests(std::span<const WindowSummary> windows) {
+  uint64_t total = 0;
+  for (const WindowSummary& w : windows) total += w.requests;
+  return total;
+}
+
+std::span<const WindowSummary> LastWindows(std::span<const WindowSummary> all, int n) {
+  const size_t keep = std::min(all.size(), static_cast<size_t>(std::max(n, 1)));
+  return all.last(keep);
+}
+
+}  // namespace
+
+Status StabilitySettings::Validate() const {
+  if (windows < 1) return Status::InvalidArgument(Format("stability windows: expected >= 1, got %d", windows));
+  if (max_windows < windows) {
+    return Status::InvalidArgument(
+        Format("stability max_windows: expected >= windows (%d), got %d", windows, max_windows));
+  }
+  if (!(tolerance > 0 && tolerance <= 1)) {
+    return Status::InvalidArgument(Format("stability tolerance: expected a fraction in (0, 1], got %g", tolerance));
+  }
+  if (!(std::isfinite(min_duration_s) && min_duration_s >= 0)) {
+    return Status::InvalidArgument(
+        Format("stability min_duration_s: expected a finite number of seconds >= 0, got %g", min_duration_s));
+  }
+  return Status::Ok();
+}
+
+Verdict ThroughputStable(std::span<const WindowSummary> last_windows, double tolerance) {
+  const Spread s = Measure(last_windows, tolerance, [](const WindowSummary& w) { return w.throughput_per_s; });
+  Verdict v;
+  v.met = s.within;
+  v.detail = Format("throughput: spread ±%.1f%% around a mean of %.1f req/s over the last %zu windows "
+                    "(min %.1f, max %.1f req/s; tolerance ±%.1f%%)",
+                    100 * s.relative, s.mean, last_windows.size(), s.min, s.max, 100 * tolerance);
+  if (!v.met) {
+    v.recommendation = s.mean > 0 ? Format("throughput varies by more than ±%.1f%% between windows: lengthen the "
+                                           "windows (--window-ms), allow more of them (--max-windows), or quiet "
+                                           "the machine (other load, CPU frequency scaling)",
+                                           100 * tolerance)
+                                  : "no requests completed: check that the target is serving and the load is on";
+  }
+  return v;
+}
+
+Verdict LatencyStable(std::span<const WindowSummary> last_windows, double tolerance) {
+  const Spread s =
+      Measure(last_windows, tolerance, [](const WindowSummary& w) { return static_cast<double>(w.p99_ns); });
+  Verdict v;
+  v.met = s.within;
+  v.detail = Format("p99 latency: spread ±%.1f%% around a mean of %s over the last %zu windows "
+                    "(min %s, max %s; tolerance ±%.1f%%)",
+                    100 * s.relative, FormatNs(s.mean).c_str(), last_windows.size(), FormatNs(s.min).c_str(),
+                    FormatNs(s.max).c_str(), 100 * tolerance);
+  if (!v.met) {
+    v.recommendation = s.mean > 0 ? Format("p99 varies by more than ±%.1f%% between windows: lengthen the windows "
+                                           "(--window-ms) so each holds more tail samples, allow more of them "
+                                           "(--max-windows), or quiet the machine",
+                                           100 * tolerance)
+                                  : "no latency recorded: check that requests complete";
+  }
+  return v;
+}
+
+Verdict MinDurationMet(std::span<const WindowSummary> last_windows, double min_duration_s) {
+  const double total = TotalDuration(last_windows);
+  Verdict v;
+  v.met = total >= min_duration_s;
+  v.detail = Format("duration: the last %zu windows cover %.2f s (need at least %.2f s)", last_windows.size(), total,
+                    min_duration_s);
+  if (!v.met) {
+    v.recommendation = Format("measure longer: raise --window-ms so that %zu windows cover at least %.2f s",
+                              last_windows.size(), min_duration_s);
+  }
+  return v;
+}
+
+Verdict MinRequestsMet(std::span<const WindowSummary> last_windows, uint64_t min_requests) {
+  const uint64_t total = TotalRequests(last_windows);
+  Verdict v;
+  v.met = total >= min_requests;
+  v.detail = Format("requests: the last %zu windows hold %llu requests (need at least %llu)", last_windows.size(),
+                    static_cast<unsigned long long>(total), static_cast<unsigned long long>(min_requests));
+  if (!v.met) {
+    v.recommendation = Format("raise --window-ms, or the load (concurrency or request rate), so that %zu windows "
+                              "hold at least %llu requests",
+                              last_windows.size(), static_cast<unsigned long long>(min_requests));
+  }
+  return v;
+}
+
+std::vector<Verdict> CheckWindows(std::span<const WindowSummary> all_windows, const StabilitySettings& settings) {
+  const std::span<const WindowSummary> last = LastWindows(all_windows, settings.windows);
+  return {ThroughputStable(last, settings.tolerance), LatencyStable(last, settings.tolerance),
+          MinDurationMet(last, settings.min_duration_s), MinRequestsMet(last, settings.min_requests)};
+}
+
+Decision Decide(std::span<const WindowSummary> all_windows, const StabilitySettings& settings) {
+  if (all_windows.size() < static_cast<size_t>(std::max(settings.windows, 1))) return Decision::kContinue;
+  const std::vector<Verdict> verdicts = CheckWindows(all_windows, settings);
+  if (std::all_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.met; })) return Decision::kStable;
+  if (all_windows.size() >= static_cast<size_t>(settings.max_windows)) return Decision::kUnstable;
+  return Decision::kContinue;
+}
+
+}  // namespace hone::bench

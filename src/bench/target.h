@@ -1,0 +1,41 @@
+// What a benchmark sends requests to. In-process targets here; remote ones (a server over HTTP or gRPC) later.
+// Infer is called concurrently from the load generator's threads, so implementations must be thread-safe.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "base/status.h"
+#include "runtime/session.h"
+#include "tensor/tensor.h"
+
+namespace hone::bench {
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  // Runs one request to completion. Errors are counted, not fatal.
+  virtual Status Infer(std::span<const Tensor> inputs) = 0;
+  // "in-process ONNX Runtime session" / "null target"
+  virtual std::string Describe() const = 0;
+};
+
+// Runs requests on a runtime::Session in this process: the measurement of the model and runtime alone.
+class SessionTarget : public Target {
+ public:
+  explicit SessionTarget(const runtime::Session& session) : session_(session) {}
+  Status Infer(std::span<const Tensor> inputs) override { return session_.Run(inputs).status(); }
+  std::string Describe() const override { return "in-process ONNX Runtime session"; }
+
+ private:
+  const runtime::Session& session_;
+};
+
+// Does nothing and succeeds: measures the load generator's own overhead (as LoadGen's null SUT does).
+class NullTarget : public Target {
+ public:
+  Status Infer(std::span<const Tensor>) override { return Status::Ok(); }
+  std::string Describe() const override { return "null target (load generator overhead)"; }
+};
+
+}  // namespace hone::bench

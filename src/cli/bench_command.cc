@@ -1,0 +1,129 @@
+// hone bench MODEL: the in-process benchmark, from flags to report.
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "bench/bench_runner.h"
+#include "bench/report.h"
+#include "cli/common_flags.h"
+#include "cli/commands.h"
+
+namespace hone::cli {
+namespace {
+
+struct BenchFlags {
+  bench::BenchSettings settings;
+  InputFlags inputs;
+  RuntimeFlags runtime;
+  std::string arrival = "poisson";
+  double window_ms = 1000;
+  double tolerance_percent = 10;
+  std::string json_path, csv_path;
+  bool quiet = false;
+};
+
+// Which load mode the flags ask for: --rate is open loop, --concurrency closed loop, --batch alone offline.
+Status ResolveMode(CLI::App& sub, BenchFlags& f) {
+  bool rate = sub.count("--rate") > 0, concurrency = sub.count("--concurrency") > 0, batch = sub.count("--batch") > 0;
+  if (rate && concurrency)
+    return Status::InvalidArgument("give --rate (open loop) or --concurrency (closed loop), not both");
+  if (rate)
+    f.settings.mode = bench::LoadMode::kOpenLoop;
+  else if (!concurrency && batch)
+    f.settings.mode = bench::LoadMode::kOffline;
+  else
+    f.settings.mode = bench::LoadMode::kClosedLoop;
+  if (f.arrival == "poisson")
+    f.settings.arrival = bench::ArrivalProcess::kPoisson;
+  else if (f.arrival == "constant")
+    f.settings.arrival = bench::ArrivalProcess::kConstant;
+  else
+    return Status::InvalidArgument("--arrival '" + f.arrival + "': expected poisson or constant");
+  f.settings.run.window_s = f.window_ms / 1000.0;
+  f.settings.run.stability.tolerance = f.tolerance_percent / 100.0;
+  return Status::Ok();
+}
+
+void AddFlags(CLI::App& sub, BenchFlags& f) {
+  bench::BenchSettings& s = f.settings;
+  sub.add_option("model", s.model_path, "the .onnx file")->required();
+  AddInputFlags(sub, s.inputs, f.inputs);
+  sub.add_option("--concurrency", s.concurrency, "closed loop: requests outstanding (list, e.g. 1,2,4,8)")
+      ->delimiter(',');
+  sub.add_option("--rate", s.rates, "open loop: arrivals per second (list, e.g. 100,500)")->delimiter(',');
+  sub.add_option("--batch", s.batch_sizes, "samples per request (list); alone, it selects offline mode")
+      ->delimiter(',');
+  sub.add_option("--arrival", f.arrival, "open loop arrivals: poisson|constant")->capture_default_str();
+  sub.add_option("--arrival-seed", s.arrival_seed, "seed for Poisson arrivals")->capture_default_str();
+  sub.add_option("--workers", s.open_loop_workers, "open loop: sending threads (0: 64)")->capture_default_str();
+  sub.add_option("--warmup-requests", s.run.warmup_requests, "warm-up requests (not measured)")
+      ->capture_default_str();
+  sub.add_option("--warmup-s", s.run.warmup_s, "warm-up seconds (not measured)")->capture_default_str();
+  sub.add_option("--window-ms", f.window_ms, "length of one measurement window")->capture_default_str();
+  sub.add_option("--stability-windows", s.run.stability.windows, "windows that must agree")->capture_default_str();
+  sub.add_option("--stability-percent", f.tolerance_percent, "how closely they must agree, +-%")
+      ->capture_default_str();
+  sub.add_option("--max-windows", s.run.stability.max_windows, "give up (unstable, exit 1) after this many windows")
+      ->capture_default_str();
+  sub.add_option("--min-duration-s", s.run.stability.min_duration_s, "least measured seconds (reported windows)")
+      ->capture_default_str();
+  sub.add_option("--min-requests", s.run.stability.min_requests, "least measured requests (reported windows)")
+      ->capture_default_str();
+  AddRuntimeFlags(sub, s.runtime, f.runtime);
+  sub.add_option("--cost-per-hour", s.cost_per_hour, "the machine's price per hour, for cost per 1,000 predictions");
+  sub.add_option("--json", f.json_path, "write the report as JSON to FILE");
+  sub.add_option("--csv", f.csv_path, "write one row per point as CSV to FILE (perf_analyzer's column names)");
+  sub.add_flag("--quiet", f.quiet, "no progress line");
+}
+
+int Run(CLI::App& sub, BenchFlags& f) {
+  auto fail = [](const Status& s) {
+    std::cerr << "hone bench: " << s.message() << "\n";
+    return kExitUsage;
+  };
+  if (Status s = ResolveMode(sub, f); !s.ok()) return fail(s);
+  if (Status s = ApplyInputFlags(f.inputs, f.settings.inputs); !s.ok()) return fail(s);
+  if (Status s = ApplyRuntimeFlags(f.runtime, f.settings.runtime); !s.ok()) return fail(s);
+
+  bool tty = isatty(STDERR_FILENO) && !f.quiet;
+  bench::RunnerHooks hooks;
+  if (tty) {
+    hooks.status = [](const std::string& s) { std::cerr << "\r\033[K" << s << std::flush; };
+    hooks.window_done = [](const bench::WindowProgress& p) {
+      std::cerr << fmt::format("\r\033[K{}: window {}: {:.1f} req/s, p99 {}", p.point->Label(), p.window_index + 1,
+                               p.window.throughput_per_s, bench::FormatDuration(static_cast<double>(p.window.p99_ns)))
+                << std::flush;
+    };
+  }
+  auto report = bench::RunBench(f.settings, hooks);
+  if (tty) std::cerr << "\r\033[K" << std::flush;
+  if (!report.ok()) return fail(report.status());
+
+  std::cout << bench::ReportToText(*report);
+  if (!f.json_path.empty())
+    if (Status s = bench::WriteTextFile(f.json_path, bench::ReportToJson(*report).dump(2) + "\n"); !s.ok())
+      return fail(s);
+  if (!f.csv_path.empty())
+    if (Status s = bench::WriteTextFile(f.csv_path, bench::ReportToCsv(*report)); !s.ok()) return fail(s);
+  if (!report->all_stable() || report->total_errors() > 0) {
+    std::cerr << "hone bench: " << (report->all_stable() ? "" : "some points were unstable; ")
+              << (report->total_errors() ? "some requests failed; " : "") << "see the report above\n";
+    return kExitCheckFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command AddBenchCommand(CLI::App& app) {
+  auto flags = std::make_shared<BenchFlags>();
+  CLI::App* sub = app.add_subcommand("bench", "measure a model in process: latency percentiles, throughput, "
+                                              "CPU, memory, cold start, cost");
+  AddFlags(*sub, *flags);
+  return [sub, flags] { return Run(*sub, *flags); };
+}
+
+}  // namespace hone::cli

@@ -1,0 +1,19 @@
+// The subcommands. Each registers its flags on the app and returns the function that runs it, which returns the
+// process exit code: 0 ok, 1 a check failed (unstable or erroneous measurement), 2 bad usage or bad input.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace hone::cli {
+
+using Command = std::function<int()>;
+
+Command AddInfoCommand(CLI::App& app);
+Command AddBenchCommand(CLI::App& app);
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+}  // namespace hone::cli

@@ -1,0 +1,88 @@
+#include "cli/common_flags.h"
+
+namespace hone::cli {
+
+void AddInputFlags(CLI::App& app, runtime::InputOptions& options, InputFlags& raw) {
+  app.add_option("--data", options.data_path,
+                 "inputs from a dataset: .npz with an array per input name (samples along the first axis), or .npy "
+                 "for a one-input model; without it, inputs are generated from the model's metadata");
+  app.add_option("--shape", raw.shapes,
+                 "NAME:DIMS, e.g. input_ids:1x128: fixes an input's dynamic dimensions (full shape, or without the "
+                 "batch dimension); repeatable");
+  app.add_option("--range", raw.ranges,
+                 "NAME:LOW:HIGH: generated values for an input, uniform in [LOW, HIGH) (integer ids: 0:N); "
+                 "repeatable; default floats [0,1), integers [0,100)");
+  app.add_option("--seed", options.seed, "seed for generated inputs")->capture_default_str();
+}
+
+Status ApplyInputFlags(const InputFlags& raw, runtime::InputOptions& options) {
+  for (const auto& s : raw.shapes) HONE_RETURN_IF_ERROR(runtime::ParseShapeFlag(s, options));
+  for (const auto& r : raw.ranges) HONE_RETURN_IF_ERROR(runtime::ParseRangeFlag(r, options));
+  return Status::Ok();
+}
+
+void AddRuntimeFlags(CLI::App& app, bench::RuntimeSweep& sweep, RuntimeFlags& raw) {
+  app.add_option("--intra-op-threads", sweep.intra_op_threads,
+                 "threads inside one operator (list to sweep; 0: ONNX Runtime's default, one per physical core)")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--inter-op-threads", sweep.inter_op_threads,
+                 "threads across operators, with --execution-mode parallel (list; 0: default)")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--execution-mode", raw.execution_modes, "sequential|parallel (list; default sequential)")
+      ->delimiter(',');
+  app.add_option("--graph-opt", raw.graph_optimizations, "disable|basic|extended|all (list; default all)")
+      ->delimiter(',');
+  app.add_option("--spin", raw.spin, "on|off: idle pool threads spin before sleeping (list; default on)")
+      ->delimiter(',');
+  app.add_option("--arena", raw.arena, "on|off: ONNX Runtime's CPU memory arena (list; default on)")->delimiter(',');
+  app.add_option("--save-optimized", sweep.save_optimized_path,
+                 "write ONNX Runtime's optimized graph (of the first configuration) to this .onnx file");
+}
+
+namespace {
+
+Result<bool> ParseOnOff(const std::string& flag, const std::string& text) {
+  if (text == "on" || text == "1" || text == "true") return true;
+  if (text == "off" || text == "0" || text == "false") return false;
+  return Status::InvalidArgument(flag + " '" + text + "': expected on or off");
+}
+
+}  // namespace
+
+Status ApplyRuntimeFlags(const RuntimeFlags& raw, bench::RuntimeSweep& sweep) {
+  if (!raw.execution_modes.empty()) {
+    sweep.execution_modes.clear();
+    for (const auto& m : raw.execution_modes) {
+      auto mode = runtime::ParseExecutionMode(m);
+      if (!mode) return Status::InvalidArgument("--execution-mode '" + m + "': expected sequential or parallel");
+      sweep.execution_modes.push_back(*mode);
+    }
+  }
+  if (!raw.graph_optimizations.empty()) {
+    sweep.graph_optimizations.clear();
+    for (const auto& g : raw.graph_optimizations) {
+      auto level = runtime::ParseGraphOptimization(g);
+      if (!level) return Status::InvalidArgument("--graph-opt '" + g + "': expected disable, basic, extended or all");
+      sweep.graph_optimizations.push_back(*level);
+    }
+  }
+  if (!raw.spin.empty()) {
+    sweep.spinning.clear();
+    for (const auto& s : raw.spin) {
+      HONE_ASSIGN_OR_RETURN(bool on, ParseOnOff("--spin", s));
+      sweep.spinning.push_back(on);
+    }
+  }
+  if (!raw.arena.empty()) {
+    sweep.arena.clear();
+    for (const auto& a : raw.arena) {
+      HONE_ASSIGN_OR_RETURN(bool on, ParseOnOff("--arena", a));
+      sweep.arena.push_back(on);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace hone::cli
