@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "base/units.h"
 #include "bench/results.h"
 
 namespace hone::bench {
@@ -18,10 +19,5 @@ std::string ReportToCsv(const BenchReport& report);
 
 // Writes text to path; the error names the path.
 Status WriteTextFile(const std::string& path, const std::string& text);
-
-// "845 us", "1.23 ms", "2.5 s".
-std::string FormatDuration(double ns);
-// "1.5 MiB".
-std::string FormatBytes(double bytes);
 
 }  // namespace hone::bench

@@ -94,7 +94,7 @@ int Run(CLI::App& sub, BenchFlags& f) {
     hooks.status = [](const std::string& s) { std::cerr << "\r\033[K" << s << std::flush; };
     hooks.window_done = [](const bench::WindowProgress& p) {
       std::cerr << fmt::format("\r\033[K{}: window {}: {:.1f} req/s, p99 {}", p.point->Label(), p.window_index + 1,
-                               p.window.throughput_per_s, bench::FormatDuration(static_cast<double>(p.window.p99_ns)))
+                               p.window.throughput_per_s, FormatDuration(static_cast<double>(p.window.p99_ns)))
                 << std::flush;
     };
   }
