@@ -83,6 +83,7 @@ Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& h
     record.first_run_time = Clock::now() - t1;
     if (!first.ok()) return first.status().WithContext("first request");
     if (s == 0) report.cold_start.to_first_result = TimeSinceProcessStart();
+    record.process_threads = ProcessThreadCount();
     report.sessions.push_back(record);
 
     SessionTarget target(*session);

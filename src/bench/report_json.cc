@@ -92,7 +92,8 @@ nlohmann::json ReportToJson(const BenchReport& r) {
     sessions.push_back({{"options", OptionsJson(rec.options)},
                         {"load_ms", Ms(rec.load_time)},
                         {"load_rss_delta_bytes", rec.load_rss_delta_bytes},
-                        {"first_run_ms", Ms(rec.first_run_time)}});
+                        {"first_run_ms", Ms(rec.first_run_time)},
+                        {"process_threads", rec.process_threads}});
   j["sessions"] = sessions;
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : r.points) points.push_back(PointJson(p, r));

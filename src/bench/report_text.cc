@@ -35,12 +35,14 @@ void AppendHeader(std::string& out, const BenchReport& r) {
 }
 
 void AppendSessions(std::string& out, const BenchReport& r) {
-  out += "\nsessions (load: wall time; memory: RSS added by loading; first: the first request after load)\n";
+  out += "\nsessions (load: wall time; memory: RSS added by loading; first: the first request after load; "
+         "threads: in the process once loaded)\n";
   for (size_t i = 0; i < r.sessions.size(); ++i) {
     const SessionRecord& s = r.sessions[i];
-    out += fmt::format("  [{}] {:<52} load {:>9}  memory {:>10}  first {:>9}\n", i, s.options.ToString(),
-                       FormatDuration(Ns(s.load_time)), FormatBytes(static_cast<double>(s.load_rss_delta_bytes)),
-                       FormatDuration(Ns(s.first_run_time)));
+    out += fmt::format("  [{}] {:<52} load {:>9}  memory {:>10}  first {:>9}  threads {}\n", i,
+                       s.options.ToString(), FormatDuration(Ns(s.load_time)),
+                       FormatBytes(static_cast<double>(s.load_rss_delta_bytes)), FormatDuration(Ns(s.first_run_time)),
+                       s.process_threads);
   }
   out += fmt::format("cold start process start -> session ready {}, -> first result {} (±{}, the kernel's clock tick)\n",
                      FormatDuration(Ns(r.cold_start.to_session_ready)),

@@ -39,6 +39,14 @@ uint64_t PeakRssBytes() {
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
 }
 
+int ProcessThreadCount() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  return 0;
+}
+
 std::chrono::nanoseconds TimeSinceProcessStart() {
   // Field 22 of /proc/self/stat is the start time in ticks since boot; the command name (field 2) may hold
   // spaces, so count fields after its closing parenthesis.

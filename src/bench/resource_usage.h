@@ -12,6 +12,8 @@ std::chrono::nanoseconds ProcessCpuTime();
 uint64_t CurrentRssBytes();
 // The peak resident set size since the process started, in bytes (VmHWM).
 uint64_t PeakRssBytes();
+// Threads in this process now (/proc/self/status): shows what "0 = default" thread settings turned into.
+int ProcessThreadCount();
 // How long ago the kernel started this process. The kernel keeps start times in clock ticks (usually 10 ms), so
 // this is accurate to one tick; cold-start figures built on it say so.
 std::chrono::nanoseconds TimeSinceProcessStart();

@@ -48,6 +48,7 @@ struct SessionRecord {
   std::chrono::nanoseconds load_time{0};        // Session::Open, wall time
   int64_t load_rss_delta_bytes = 0;             // RSS after load minus before: the memory the model adds
   std::chrono::nanoseconds first_run_time{0};   // the first request after load (untimed elsewhere)
+  int process_threads = 0;                      // threads in the process once loaded (ONNX Runtime's pools included)
 };
 
 // Cold start of this process: from the kernel's start of the process to the first session being ready, and to its
