@@ -28,6 +28,13 @@ class InputPoolBuilder {
       pool_.declared_.push_back(in.shape);
     }
     HONE_RETURN_IF_ERROR(options_.data_path.empty() ? Generate() : Load());
+    for (const auto& [name, shape] : options_.shapes)  // full-rank shapes give the batch size: they must agree
+      if (shape.size() == metadata_.inputs[metadata_.FindInput(name)].shape.size() && !shape.empty() &&
+          shape[0] != pool_.default_batch_)
+        return Status::InvalidArgument("--shape " + name + ":" + ShapeToString(shape) + ": batch dimension " +
+                                       std::to_string(shape[0]) + " disagrees with the batch size " +
+                                       std::to_string(pool_.default_batch_) +
+                                       " set by the other inputs; one request has one batch size");
     HONE_RETURN_IF_ERROR(pool_.CheckBatch(pool_.default_batch_));
     return std::move(pool_);
   }
@@ -46,6 +53,8 @@ class InputPoolBuilder {
     if (given != options_.shapes.end()) {
       const Shape& g = given->second;
       bool full = g.size() == in.shape.size();
+      if (in.shape.empty() && !full)
+        return Status::InvalidArgument("--shape " + in.name + ":" + ShapeToString(g) + ": the input is a scalar");
       if (!full && g.size() + 1 != in.shape.size())
         return Status::InvalidArgument("--shape " + in.name + ":" + ShapeToString(g) + ": expected rank " +
                                        std::to_string(in.shape.size()) + " (" + in.ToString() + "), or " +
@@ -97,7 +106,12 @@ class InputPoolBuilder {
     std::uniform_real_distribution<double> real(r.low, r.high);
     auto integer = [&] { return static_cast<int64_t>(std::floor(real(rng))); };
     switch (t.type()) {
-      case DataType::kFp32: for (float& v : t.mutable_values<float>()) v = static_cast<float>(real(rng)); break;
+      case DataType::kFp32:
+        for (float& v : t.mutable_values<float>()) {
+          v = static_cast<float>(real(rng));
+          if (v >= r.high) v = std::nextafter(v, -INFINITY);  // rounding to float may reach HIGH
+        }
+        break;
       case DataType::kFp64: for (double& v : t.mutable_values<double>()) v = real(rng); break;
       case DataType::kBool: for (uint8_t& v : t.mutable_values<uint8_t>()) v = rng() & 1; break;
       case DataType::kInt8: for (int8_t& v : t.mutable_values<int8_t>()) v = static_cast<int8_t>(integer()); break;
@@ -136,6 +150,14 @@ class InputPoolBuilder {
       }
       used[it - arrays.begin()] = true;
       HONE_RETURN_IF_ERROR(CheckArray(in, it->tensor));
+      if (options_.shapes.count(in.name)) {  // --shape checks against the model, gives the batch, must fit the data
+        HONE_ASSIGN_OR_RETURN(Shape sample, SampleShape(in));
+        Shape rows(it->tensor.shape().begin() + 1, it->tensor.shape().end());
+        if (sample != rows)
+          return Status::InvalidArgument("--shape " + in.name + ":" + ShapeToString(options_.shapes.at(in.name)) +
+                                         ": dataset '" + path + "' has array '" + in.name + "' of shape " +
+                                         ShapeToString(it->tensor.shape()));
+      }
       if (pool_.columns_.empty())
         pool_.samples_ = it->tensor.shape()[0];
       else if (it->tensor.shape()[0] != pool_.samples_)
@@ -200,7 +222,7 @@ Result<std::vector<Tensor>> InputPool::MakeBatch(int64_t first, int64_t batch) c
     HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(column.type(), shape));
     size_t row_bytes = column.byte_size() / static_cast<size_t>(samples_);
     for (int64_t r = 0; r < batch; ++r) {
-      int64_t src = (first + r) % samples_;
+      int64_t src = ((first + r) % samples_ + samples_) % samples_;  // a negative first wraps too
       std::memcpy(t.mutable_data() + r * row_bytes, column.data() + src * row_bytes, row_bytes);
     }
     out.push_back(std::move(t));

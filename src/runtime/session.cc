@@ -91,6 +91,8 @@ Result<std::unique_ptr<Session>> Session::Open(const std::string& model_path, co
     impl->session = std::make_unique<Ort::Session>(Environment(), model_path.c_str(), ToOrtOptions(options));
     impl->metadata = ReadMetadata(*impl->session);
   } catch (const Ort::Exception& e) {
+    if (e.GetOrtErrorCode() == ORT_INVALID_PROTOBUF)
+      return Status::InvalidArgument("'" + model_path + "' is not an ONNX model (ONNX Runtime: " + e.what() + ")");
     return FromOrtException(e, context);
   }
   for (const auto& in : impl->metadata.inputs) impl->input_names.push_back(in.name.c_str());

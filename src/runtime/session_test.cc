@@ -113,6 +113,7 @@ TEST(SessionTest, NonOnnxFileIsInvalidArgument) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << s.status().ToString();
   EXPECT_THAT(s.status().message(), HasSubstr(path.string()));
+  EXPECT_THAT(s.status().message(), HasSubstr("is not an ONNX model"));
   std::filesystem::remove(path);
   auto dir = Session::Open(std::filesystem::temp_directory_path().string(), {});
   EXPECT_EQ(dir.status().code(), StatusCode::kInvalidArgument);
