@@ -44,7 +44,8 @@ void AppendSessions(std::string& out, const BenchReport& r) {
                        FormatBytes(static_cast<double>(s.load_rss_delta_bytes)), FormatDuration(Ns(s.first_run_time)),
                        s.process_threads);
   }
-  out += fmt::format("cold start process start -> session ready {}, -> first result {} (±{}, the kernel's clock tick)\n",
+  out += fmt::format("cold start process start -> session ready {}, -> first result {} (±{}, the kernel's clock tick; "
+                     "dataset loading excluded)\n",
                      FormatDuration(Ns(r.cold_start.to_session_ready)),
                      FormatDuration(Ns(r.cold_start.to_first_result)), FormatDuration(Ns(r.cold_start.resolution)));
 }
@@ -72,7 +73,7 @@ std::string ReportToText(const BenchReport& r) {
     if (open_loop) out += fmt::format("{:>9.1f}/s", p.achieved_rate());
     if (with_cost) {
       auto cost = p.CostPer1000(r.cost_per_hour);
-      out += cost ? fmt::format("{:>11.6f}", *cost) : fmt::format("{:>11}", "-");
+      out += cost ? fmt::format("{:>11.3g}", *cost) : fmt::format("{:>11}", "-");
     }
     out += p.stable() ? "  yes\n" : "  NO\n";
   }
