@@ -5,6 +5,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "base/units.h"
+
 namespace hone::bench {
 namespace {
 
@@ -15,14 +17,6 @@ __attribute__((format(printf, 1, 2))) std::string Format(const char* format, ...
   std::vsnprintf(buffer, sizeof(buffer), format, args);
   va_end(args);
   return buffer;
-}
-
-// A latency with a unit a reader can take in at a glance: "850 ns", "12.3 us", "4.56 ms", "1.20 s".
-std::string FormatNs(double ns) {
-  if (ns < 1e3) return Format("%.0f ns", ns);
-  if (ns < 1e6) return Format("%.1f us", ns / 1e3);
-  if (ns < 1e9) return Format("%.2f ms", ns / 1e6);
-  return Format("%.2f s", ns / 1e9);
 }
 
 // How far a metric strays from its mean over the windows.
@@ -113,8 +107,8 @@ Verdict LatencyStable(std::span<const WindowSummary> last_windows, double tolera
   v.met = s.within;
   v.detail = Format("p99 latency: spread ±%.1f%% around a mean of %s over the last %zu windows "
                     "(min %s, max %s; tolerance ±%.1f%%)",
-                    100 * s.relative, FormatNs(s.mean).c_str(), last_windows.size(), FormatNs(s.min).c_str(),
-                    FormatNs(s.max).c_str(), 100 * tolerance);
+                    100 * s.relative, FormatDuration(s.mean).c_str(), last_windows.size(), FormatDuration(s.min).c_str(),
+                    FormatDuration(s.max).c_str(), 100 * tolerance);
   if (!v.met) {
     v.recommendation = s.mean > 0 ? Format("p99 varies by more than ±%.1f%% between windows: lengthen the windows "
                                            "(--window-ms) so each holds more tail samples, allow more of them "
