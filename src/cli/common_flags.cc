@@ -1,5 +1,8 @@
 #include "cli/common_flags.h"
 
+#include <optional>
+#include <string_view>
+
 namespace hone::cli {
 
 void AddInputFlags(CLI::App& app, runtime::InputOptions& options, InputFlags& raw) {
@@ -43,45 +46,35 @@ void AddRuntimeFlags(CLI::App& app, bench::RuntimeSweep& sweep, RuntimeFlags& ra
 
 namespace {
 
-Result<bool> ParseOnOff(const std::string& flag, const std::string& text) {
+std::optional<bool> ParseOnOff(std::string_view text) {
   if (text == "on" || text == "1" || text == "true") return true;
   if (text == "off" || text == "0" || text == "false") return false;
-  return Status::InvalidArgument(flag + " '" + text + "': expected on or off");
+  return std::nullopt;
+}
+
+// Replaces `out` with the parsed `texts` when any were given; the error names the flag and the choices.
+template <typename T, typename Parse>
+Status ParseList(const std::vector<std::string>& texts, const char* flag, const char* choices, Parse parse,
+                 std::vector<T>& out) {
+  if (texts.empty()) return Status::Ok();
+  out.clear();
+  for (const auto& text : texts) {
+    auto value = parse(text);
+    if (!value) return Status::InvalidArgument(std::string(flag) + " '" + text + "': expected " + choices);
+    out.push_back(*value);
+  }
+  return Status::Ok();
 }
 
 }  // namespace
 
 Status ApplyRuntimeFlags(const RuntimeFlags& raw, bench::RuntimeSweep& sweep) {
-  if (!raw.execution_modes.empty()) {
-    sweep.execution_modes.clear();
-    for (const auto& m : raw.execution_modes) {
-      auto mode = runtime::ParseExecutionMode(m);
-      if (!mode) return Status::InvalidArgument("--execution-mode '" + m + "': expected sequential or parallel");
-      sweep.execution_modes.push_back(*mode);
-    }
-  }
-  if (!raw.graph_optimizations.empty()) {
-    sweep.graph_optimizations.clear();
-    for (const auto& g : raw.graph_optimizations) {
-      auto level = runtime::ParseGraphOptimization(g);
-      if (!level) return Status::InvalidArgument("--graph-opt '" + g + "': expected disable, basic, extended or all");
-      sweep.graph_optimizations.push_back(*level);
-    }
-  }
-  if (!raw.spin.empty()) {
-    sweep.spinning.clear();
-    for (const auto& s : raw.spin) {
-      HONE_ASSIGN_OR_RETURN(bool on, ParseOnOff("--spin", s));
-      sweep.spinning.push_back(on);
-    }
-  }
-  if (!raw.arena.empty()) {
-    sweep.arena.clear();
-    for (const auto& a : raw.arena) {
-      HONE_ASSIGN_OR_RETURN(bool on, ParseOnOff("--arena", a));
-      sweep.arena.push_back(on);
-    }
-  }
+  HONE_RETURN_IF_ERROR(ParseList(raw.execution_modes, "--execution-mode", "sequential or parallel",
+                                 runtime::ParseExecutionMode, sweep.execution_modes));
+  HONE_RETURN_IF_ERROR(ParseList(raw.graph_optimizations, "--graph-opt", "disable, basic, extended or all",
+                                 runtime::ParseGraphOptimization, sweep.graph_optimizations));
+  HONE_RETURN_IF_ERROR(ParseList(raw.spin, "--spin", "on or off", ParseOnOff, sweep.spinning));
+  HONE_RETURN_IF_ERROR(ParseList(raw.arena, "--arena", "on or off", ParseOnOff, sweep.arena));
   return Status::Ok();
 }
 
