@@ -1,6 +1,9 @@
 #include "bench/load_generator.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdio>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -113,7 +116,14 @@ class Load {
     ArrivalSchedule schedule(point_.rate, options_.arrival, options_.arrival_seed);
     Clock::time_point start = Clock::now();
     while (true) {
-      Clock::time_point intended = start + schedule.Next();
+      auto offset = schedule.Next();
+      // An arrival beyond the clock's range (a rate near zero) never comes: wait for the stop instead of wrapping.
+      if (offset > Clock::time_point::max() - start) {
+        std::unique_lock lock(queue_mu_);
+        queue_cv_.wait(lock, [this] { return stop_; });
+        return;
+      }
+      Clock::time_point intended = start + std::chrono::duration_cast<Clock::duration>(offset);
       std::unique_lock lock(queue_mu_);
       if (queue_cv_.wait_until(lock, intended, [this] { return stop_; })) return;
       queue_.push_back(intended);
@@ -154,12 +164,38 @@ class Load {
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
+// Enough for any real load from one process; beyond it thread creation itself fails.
+constexpr int64_t kMaxThreads = 4096;
+
+Verdict RateKeptUp(double achieved, double target, double tolerance) {
+  Verdict v;
+  v.met = achieved >= target * (1 - tolerance);
+  char detail[160];
+  std::snprintf(detail, sizeof detail, "open loop: sent %.1f of %.1f requests/s scheduled (tolerance -%.1f%%)",
+                achieved, target, tolerance * 100);
+  v.detail = detail;
+  if (!v.met)
+    v.recommendation = "the target cannot keep up with this rate: its backlog, and so its latency, grows with the "
+                       "run's length; lower --rate, or raise --workers if the target has idle capacity";
+  return v;
+}
+
 }  // namespace
 
 Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, const BenchPoint& point,
                                  const RunLength& run, const LoadOptions& load_options, const ProgressFn& progress) {
   if (requests.empty()) return Status::InvalidArgument("no requests to send");
   HONE_RETURN_IF_ERROR(run.Validate());
+  if (point.mode == LoadMode::kOpenLoop) {
+    HONE_RETURN_IF_ERROR(ArrivalSchedule::Create(point.rate, load_options.arrival, 0).status());
+    if (load_options.open_loop_workers < 1 || load_options.open_loop_workers > kMaxThreads)
+      return Status::InvalidArgument("open-loop workers: expected 1.." + std::to_string(kMaxThreads));
+  } else if (point.concurrency < 1 || point.concurrency > kMaxThreads) {
+    return Status::InvalidArgument("concurrency " + std::to_string(point.concurrency) + ": expected 1.." +
+                                   std::to_string(kMaxThreads));
+  }
+  // Peak RSS is reported per point: start each point's high-water mark afresh.
+  ResetPeakRss();
 
   Load load(target, requests, point, load_options);
   Clock::time_point warmup_start = Clock::now();
@@ -167,13 +203,23 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
 
   // Warm-up: until both the request count and the time are reached. Not measured.
   auto warmup_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.warmup_s));
-  while (load.completed() < static_cast<uint64_t>(run.warmup_requests) ||
+  // In open loop the schedule sets the pace: do not wait for more warm-up requests than it sends in warmup_s.
+  uint64_t warmup_requests = static_cast<uint64_t>(run.warmup_requests);
+  if (point.mode == LoadMode::kOpenLoop)
+    warmup_requests = std::min<uint64_t>(warmup_requests, static_cast<uint64_t>(std::ceil(point.rate * run.warmup_s)));
+  while (load.completed() < warmup_requests ||
          Clock::now() - warmup_start < warmup_time)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  load.Take();
-
   PointResult result;
   result.point = point;
+  // Errors anywhere in the point count towards the exit code, warm-up included; the table's error rate is the
+  // reported windows'.
+  auto count_errors = [&result](const Recorder::Snapshot& s) {
+    result.errors_anywhere += s.errors;
+    if (result.first_error_anywhere.empty()) result.first_error_anywhere = s.first_error;
+  };
+  count_errors(load.Take());
+
   struct Window {
     Recorder::Snapshot data;
     std::chrono::nanoseconds cpu;
@@ -187,6 +233,7 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
     std::this_thread::sleep_until(window_start + window_length);
     Window w;
     w.data = load.Take();
+    count_errors(w.data);
     Clock::time_point window_end = Clock::now();
     auto cpu_end = ProcessCpuTime();
     w.cpu = cpu_end - cpu_start;
@@ -217,6 +264,13 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
     result.duration_s += w.duration_s;
   }
   result.verdicts = CheckWindows(result.windows, run.stability);
+  if (point.mode == LoadMode::kOpenLoop) {
+    // Throughput can look steady while an overloaded target's backlog (and so its latency) grows without end:
+    // a point whose sends fell behind the schedule is not a valid measurement of that rate.
+    Verdict kept_up = RateKeptUp(result.achieved_rate(), point.rate, run.stability.tolerance);
+    if (!kept_up.met) result.decision = Decision::kUnstable;
+    result.verdicts.push_back(std::move(kept_up));
+  }
   result.peak_rss_bytes = PeakRssBytes();
   return result;
 }

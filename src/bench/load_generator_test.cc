@@ -78,6 +78,23 @@ TEST(LoadGeneratorTest, ErrorsAreCountedNotTimed) {
   EXPECT_NEAR(r->error_rate(), 0.5, 0.01);
   EXPECT_EQ(r->latency.count(), r->requests);
   EXPECT_NE(r->first_error.find("queue full"), std::string::npos);
+  EXPECT_GT(r->errors_anywhere, r->errors);  // warm-up and earlier windows count too
+}
+
+// A target that fails only while warming up: the reported windows are clean, but the point still has errors.
+TEST(LoadGeneratorTest, ErrorsDuringWarmupAreNotLost) {
+  struct ColdTarget : Target {
+    Status Infer(std::span<const Tensor>) override {
+      return calls++ < 3 ? Status::Internal("not warm yet") : Status::Ok();
+    }
+    std::string Describe() const override { return "cold"; }
+    std::atomic<int> calls{0};
+  } target;
+  auto r = MeasurePoint(target, OneRequest(), BenchPoint{}, QuickRun(), {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->errors, 0u);
+  EXPECT_EQ(r->errors_anywhere, 3u);
+  EXPECT_NE(r->first_error_anywhere.find("not warm yet"), std::string::npos);
 }
 
 // Open loop with a target that can serve 100/s offered 200/s: the schedule does not wait for the target, so
@@ -93,10 +110,15 @@ TEST(LoadGeneratorTest, OpenLoopCountsQueueingFromIntendedTime) {
   load.arrival = ArrivalProcess::kConstant;
   RunLength run = QuickRun();
   run.stability.max_windows = 6;
+  run.stability.tolerance = 0.2;
   auto r = MeasurePoint(target, OneRequest(), point, run, load);
   ASSERT_TRUE(r.ok());
   EXPECT_LT(r->achieved_rate(), 0.75 * point.rate);
   EXPECT_GT(r->latency.Percentile(99), 5 * 10'000'000u);  // far above the 10 ms service time
+  // However steady its throughput, an overloaded point is not a valid measurement of the rate.
+  EXPECT_EQ(r->decision, Decision::kUnstable);
+  EXPECT_FALSE(r->verdicts.back().met);
+  EXPECT_NE(r->verdicts.back().recommendation.find("--rate"), std::string::npos);
 }
 
 TEST(LoadGeneratorTest, OpenLoopAtAnEasyRateAchievesIt) {
@@ -147,6 +169,13 @@ TEST(LoadGeneratorTest, RejectsNoRequestsAndBadRunLength) {
   RunLength bad = QuickRun();
   bad.window_s = 0;
   EXPECT_FALSE(MeasurePoint(target, OneRequest(), BenchPoint{}, bad, {}).ok());
+  BenchPoint none;
+  none.concurrency = 0;
+  EXPECT_FALSE(MeasurePoint(target, OneRequest(), none, QuickRun(), {}).ok());
+  BenchPoint no_rate;
+  no_rate.mode = LoadMode::kOpenLoop;
+  no_rate.rate = 0;
+  EXPECT_FALSE(MeasurePoint(target, OneRequest(), no_rate, QuickRun(), {}).ok());
 }
 
 }  // namespace

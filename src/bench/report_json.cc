@@ -37,6 +37,7 @@ nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
       {"errors", p.errors},
       {"error_rate", p.error_rate()},
       {"first_error", p.first_error},
+      {"errors_including_warmup_and_all_windows", p.errors_anywhere},
       {"duration_s", p.duration_s},
       {"cpu", {{"cores_used", p.cpu_cores_used()},
                {"machine_utilization", report.system.logical_cores ? p.cpu_cores_used() / report.system.logical_cores

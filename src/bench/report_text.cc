@@ -80,9 +80,10 @@ std::string ReportToText(const BenchReport& r) {
   out += "latency per request (batch) from send to result; cpu: process CPU time / wall time, in cores; "
          "histogram error <= 0.4%\n";
   for (const PointResult& p : r.points) {
-    if (!p.first_error.empty())
-      out += fmt::format("errors at '{}': {} of {}, first: {}\n", p.point.Label(), p.errors, p.errors + p.requests,
-                         p.first_error);
+    if (p.errors_anywhere > 0)
+      out += fmt::format("errors at '{}': {} in the whole point ({} of {} in the reported windows), first: {}\n",
+                         p.point.Label(), p.errors_anywhere, p.errors, p.errors + p.requests,
+                         p.first_error_anywhere);
     if (p.stable()) continue;
     out += fmt::format("UNSTABLE '{}' after {} windows:\n", p.point.Label(), p.windows.size());
     for (const Verdict& v : p.verdicts)

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -39,11 +40,18 @@ uint64_t PeakRssBytes() {
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
 }
 
+bool ResetPeakRss() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  out.close();
+  return static_cast<bool>(out);
+}
+
 int ProcessThreadCount() {
   std::ifstream in("/proc/self/status");
   std::string line;
   while (std::getline(in, line))
-    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8);
   return 0;
 }
 
@@ -58,7 +66,7 @@ std::chrono::nanoseconds TimeSinceProcessStart() {
   std::string field;
   unsigned long long start_ticks = 0;
   for (int i = 3; i <= 22 && fields >> field; ++i)
-    if (i == 22) start_ticks = std::stoull(field);
+    if (i == 22) start_ticks = std::strtoull(field.c_str(), nullptr, 10);
   timespec now{};
   clock_gettime(CLOCK_BOOTTIME, &now);
   auto since_boot = std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);

@@ -14,6 +14,8 @@ uint64_t CurrentRssBytes();
 uint64_t PeakRssBytes();
 // Threads in this process now (/proc/self/status): shows what "0 = default" thread settings turned into.
 int ProcessThreadCount();
+// Resets the peak RSS to the current RSS (Linux >= 4.0, /proc/self/clear_refs); false where the kernel refuses.
+bool ResetPeakRss();
 // How long ago the kernel started this process. The kernel keeps start times in clock ticks (usually 10 ms), so
 // this is accurate to one tick; cold-start figures built on it say so.
 std::chrono::nanoseconds TimeSinceProcessStart();

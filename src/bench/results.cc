@@ -19,7 +19,7 @@ bool BenchReport::all_stable() const {
 
 uint64_t BenchReport::total_errors() const {
   uint64_t n = 0;
-  for (const auto& p : points) n += p.errors;
+  for (const auto& p : points) n += p.errors_anywhere;
   return n;
 }
 

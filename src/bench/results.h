@@ -23,10 +23,12 @@ struct PointResult {
   uint64_t requests = 0;           // completed without error
   uint64_t errors = 0;
   std::string first_error;         // the first error's message, if any
+  uint64_t errors_anywhere = 0;    // errors in the whole point, warm-up and every window included
+  std::string first_error_anywhere;
   double duration_s = 0;           // of the reported windows together
   uint64_t started = 0;            // requests sent in the reported windows (open loop: the achieved rate)
   std::chrono::nanoseconds cpu_time{0};  // process CPU time over the reported windows
-  uint64_t peak_rss_bytes = 0;     // process peak RSS when the point ended
+  uint64_t peak_rss_bytes = 0;     // the process's peak RSS during this point (model, inputs and load generator)
   std::vector<WindowSummary> windows;  // every window measured, warm-up excluded
   Decision decision = Decision::kContinue;
   std::vector<Verdict> verdicts;   // the stopping rule's verdicts on the reported windows

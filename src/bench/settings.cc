@@ -16,8 +16,9 @@ std::string_view LoadModeName(LoadMode mode) {
 
 Status RunLength::Validate() const {
   if (warmup_requests < 0) return Status::InvalidArgument("--warmup-requests: expected >= 0");
-  if (!(warmup_s >= 0) || !std::isfinite(warmup_s)) return Status::InvalidArgument("--warmup-s: expected >= 0");
-  if (!(window_s > 0) || !std::isfinite(window_s)) return Status::InvalidArgument("--window-ms: expected > 0");
+  constexpr double kDay = 86400;  // bounds keep every duration well inside the clock's range
+  if (!(warmup_s >= 0 && warmup_s <= kDay)) return Status::InvalidArgument("--warmup-s: expected 0..86400");
+  if (!(window_s > 0 && window_s <= kDay)) return Status::InvalidArgument("--window-ms: expected > 0, at most a day");
   return stability.Validate();
 }
 
@@ -61,7 +62,8 @@ Status BenchSettings::Validate() const {
   }
   for (int64_t b : batch_sizes)
     if (b < 1) return Status::InvalidArgument("--batch " + std::to_string(b) + ": expected >= 1");
-  if (open_loop_workers < 0) return Status::InvalidArgument("--workers: expected >= 0");
+  if (open_loop_workers < 0 || open_loop_workers > 4096)
+    return Status::InvalidArgument("--workers: expected 0..4096 (0: 64)");
   if (!(cost_per_hour >= 0) || !std::isfinite(cost_per_hour))
     return Status::InvalidArgument("--cost-per-hour: expected >= 0");
   for (const auto* list : {&runtime.intra_op_threads, &runtime.inter_op_threads})

@@ -103,17 +103,20 @@ int Run(CLI::App& sub, BenchFlags& f) {
   if (!report.ok()) return fail(report.status());
 
   std::cout << bench::ReportToText(*report);
-  if (!f.json_path.empty())
-    if (Status s = bench::WriteTextFile(f.json_path, bench::ReportToJson(*report).dump(2) + "\n"); !s.ok())
-      return fail(s);
-  if (!f.csv_path.empty())
-    if (Status s = bench::WriteTextFile(f.csv_path, bench::ReportToCsv(*report)); !s.ok()) return fail(s);
+  int code = kExitOk;
   if (!report->all_stable() || report->total_errors() > 0) {
     std::cerr << "hone bench: " << (report->all_stable() ? "" : "some points were unstable; ")
               << (report->total_errors() ? "some requests failed; " : "") << "see the report above\n";
-    return kExitCheckFailed;
+    code = kExitCheckFailed;
   }
-  return kExitOk;
+  // Names and messages may hold bytes that are not UTF-8: replace them rather than fail the whole report.
+  if (!f.json_path.empty()) {
+    std::string json = bench::ReportToJson(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (Status s = bench::WriteTextFile(f.json_path, json + "\n"); !s.ok()) code = fail(s);
+  }
+  if (!f.csv_path.empty())
+    if (Status s = bench::WriteTextFile(f.csv_path, bench::ReportToCsv(*report)); !s.ok()) code = fail(s);
+  return code;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <exception>
 #include <map>
 
 #include "cli/commands.h"
@@ -24,7 +25,13 @@ int main(int argc, char** argv) {
     // CLI11 answers --help with success; every other parse error is bad usage.
     return code == 0 ? hone::cli::kExitOk : hone::cli::kExitUsage;
   }
-  for (auto& [sub, run] : commands)
-    if (sub->parsed()) return run();
+  try {
+    for (auto& [sub, run] : commands)
+      if (sub->parsed()) return run();
+  } catch (const std::exception& e) {
+    // A last resort (a thread that could not start, an allocation that failed): say so, never abort.
+    std::fprintf(stderr, "hone: %s\n", e.what());
+    return hone::cli::kExitCheckFailed;
+  }
   return hone::cli::kExitUsage;
 }

@@ -52,6 +52,7 @@ Result<Tensor> Tensor::Borrow(DataType type, Shape shape, void* data, size_t byt
 
 Result<Tensor> Tensor::Share(DataType type, Shape shape, std::shared_ptr<void> owner, void* data,
                              size_t byte_size) {
+  if (!owner) return Status::InvalidArgument("shared tensor: expected an owner to keep the data alive");
   HONE_ASSIGN_OR_RETURN(Tensor t, Borrow(type, std::move(shape), data, byte_size));
   // Aliasing constructor: shares owner's control block, points at the data.
   t.owner_ = std::shared_ptr<std::byte[]>(std::move(owner), t.data_);
