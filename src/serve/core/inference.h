@@ -1,0 +1,43 @@
+// One inference request and its response, as every front end hands them to the server and gets them back.
+//
+// A front end parses the wire format into an InferenceRequest whose input tensors are views over the received
+// bytes (`keep_alive` owns them), calls Server::Infer with a callback, and serializes whatever the callback gets.
+// The callback runs exactly once per request, on any thread, with the response or the error that ended it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "tensor/npz.h"  // NamedTensor
+
+namespace hone::serve {
+
+struct InferenceRequest {
+  std::string model_name;
+  int64_t model_version = 0;  // 0: the server picks (the highest ready version)
+  std::string id;             // echoed in the response; may be empty
+  std::vector<NamedTensor> inputs;
+  // Outputs to return, by name, in the order the client asked; empty: every model output in model order.
+  std::vector<std::string> requested_outputs;
+  uint32_t priority = 0;    // 0: the model's default priority level; 1 is the highest
+  uint64_t timeout_us = 0;  // 0: the model's default queue policy decides
+  std::shared_ptr<const void> keep_alive;  // owns the bytes the input tensors borrow; released after the callback
+};
+
+struct InferenceResponse {
+  std::string model_name;
+  int64_t model_version = 0;
+  std::string id;
+  std::vector<NamedTensor> outputs;  // each owns (shares) its bytes; in requested_outputs order
+};
+
+// Error codes the front ends map to HTTP and gRPC: InvalidArgument (bad request), NotFound (unknown model,
+// version, input or output), Unavailable (queue full, model not ready, server shutting down), DeadlineExceeded
+// (the request's queue timeout expired), Internal (ONNX Runtime failed on a valid request).
+using ResponseCallback = std::function<void(Result<InferenceResponse>)>;
+
+}  // namespace hone::serve

@@ -1,0 +1,62 @@
+// Statistics for one model version, fed by its scheduler, read by the statistics endpoint (Triton's statistics
+// extension) and by /metrics. Recording is thread-safe and cheap (atomics and per-batch-size slots); a snapshot
+// is consistent enough for monitoring (each counter is exact; counters are not read under one lock).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hone::serve {
+
+struct DurationStat {
+  uint64_t count = 0;
+  uint64_t ns = 0;
+};
+
+struct BatchSizeStats {
+  int64_t batch_size = 0;
+  DurationStat compute_input, compute_infer, compute_output;
+};
+
+struct ModelStatsSnapshot {
+  std::string name;
+  int64_t version = 0;
+  uint64_t last_inference_ms = 0;  // ms since the Unix epoch of the last completed request; 0: none yet
+  uint64_t inference_count = 0;    // successful inferences, counting each batch row (Triton's inference_count)
+  uint64_t execution_count = 0;    // model executions (batches)
+  DurationStat success;            // request duration, from arrival to response, of successful requests
+  DurationStat fail;               // the same for failed ones
+  DurationStat queue;              // time spent queued (successful requests)
+  DurationStat compute_input, compute_infer, compute_output;  // per request, successful ones
+  std::vector<BatchSizeStats> batch_stats;  // per executed batch size, ascending
+  int64_t pending = 0;  // queued or running now
+};
+
+class MetricsRegistry;  // metrics.h
+
+class ModelStats {
+ public:
+  // `metrics` may be null (no Prometheus export); otherwise it outlives this object.
+  ModelStats(std::string name, int64_t version, int64_t max_batch_size, MetricsRegistry* metrics);
+  ~ModelStats();
+
+  // One successful request: its total duration and its share of its batch's phases.
+  void RecordSuccess(uint64_t request_ns, uint64_t queue_ns, uint64_t compute_input_ns, uint64_t compute_infer_ns,
+                     uint64_t compute_output_ns, int64_t rows);
+  void RecordFailure(uint64_t request_ns);
+  // One execution of a batch of `batch_size` rows.
+  void RecordExecution(int64_t batch_size, uint64_t compute_input_ns, uint64_t compute_infer_ns,
+                       uint64_t compute_output_ns);
+  void AddPending(int64_t delta);
+
+  ModelStatsSnapshot Snapshot() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hone::serve

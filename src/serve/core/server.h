@@ -1,0 +1,107 @@
+// The server facade every front end (HTTP, gRPC) calls: health, metadata, config, statistics, the repository API,
+// inference and metrics. It owns the model manager (repository, versions, instances, schedulers) and the metrics
+// registry; front ends own only their sockets and wire formats.
+//
+//   auto server = Server::Create(options);    // loads the startup models and warms them up
+//   server->Infer(std::move(request), [](Result<InferenceResponse> r) { ... });   // callback exactly once
+//   server->Shutdown(deadline);               // stop taking work, finish what is in flight
+//
+// Every method is thread-safe. Health, metadata, config, statistics and metrics never wait behind inference work.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "serve/config/model_config.pb.h"
+#include "serve/core/inference.h"
+#include "serve/core/model_stats.h"
+#include "tensor/data_type.h"
+#include "tensor/shape.h"
+
+namespace hone::serve {
+
+enum class ModelControlMode { kNone, kExplicit, kPoll };
+
+struct ServerOptions {
+  std::string model_repository;
+  ModelControlMode control_mode = ModelControlMode::kNone;
+  // Models to load at start-up in explicit mode ("*": all); ignored (everything loads) in none and poll mode.
+  std::vector<std::string> startup_models;
+  // ready means every model that should be loaded is loaded and warmed up; false: ready once the server is up.
+  bool strict_readiness = true;
+  std::chrono::seconds repository_poll_interval{15};
+  // Whether RepositoryIndex/LoadModel/UnloadModel may be called by clients (front ends check this).
+  bool repository_api = true;
+  // Cores split among a model's instances when its config does not set thread counts; 0: the machine's.
+  int cores = 0;
+};
+
+struct TensorMetadata {
+  std::string name;
+  DataType type = DataType::kInvalid;
+  Shape shape;  // -1 for a dynamic dimension; with max_batch_size > 0 the first dimension is the batch (-1)
+};
+
+struct ModelMetadataInfo {
+  std::string name;
+  std::vector<std::string> versions;  // the ready versions, ascending
+  std::string platform;               // "onnxruntime_onnx"
+  std::vector<TensorMetadata> inputs;
+  std::vector<TensorMetadata> outputs;
+};
+
+struct RepositoryEntry {
+  std::string name;
+  std::string version;  // "" when the model has no loaded version
+  std::string state;    // "READY", "LOADING", "UNLOADING", "UNAVAILABLE"
+  std::string reason;   // why it is unavailable (the load error), or ""
+};
+
+struct ServerMetadataInfo {
+  std::string name = "hone";
+  std::string version;
+  std::vector<std::string> extensions;
+};
+
+class Server {
+ public:
+  // NotFound if the repository does not exist. A model that fails to load does not fail Create: it shows as
+  // UNAVAILABLE with its reason in the index (and keeps the server not ready under strict readiness).
+  static Result<std::unique_ptr<Server>> Create(const ServerOptions& options);
+  virtual ~Server() = default;
+
+  virtual const ServerOptions& options() const = 0;
+  virtual bool IsLive() const = 0;
+  virtual bool IsReady() const = 0;
+  virtual ServerMetadataInfo Metadata() const = 0;
+
+  // version 0: the highest ready version. NotFound for an unknown model or version.
+  virtual Result<bool> IsModelReady(const std::string& name, int64_t version) const = 0;
+  virtual Result<ModelMetadataInfo> ModelMetadata(const std::string& name, int64_t version) const = 0;
+  // The completed config (what the model runs with: fields filled from the model and the machine).
+  virtual Result<inference::ModelConfig> ModelConfig(const std::string& name, int64_t version) const = 0;
+  // name "": every loaded model; version 0: every ready version of `name`.
+  virtual Result<std::vector<ModelStatsSnapshot>> Statistics(const std::string& name, int64_t version) const = 0;
+
+  virtual std::vector<RepositoryEntry> RepositoryIndex(bool ready_only) const = 0;
+  // Loads (or reloads) a model from the repository; blocks until it is ready or failed. A version that fails to
+  // load leaves the previously loaded version serving. FailedPrecondition in control mode none.
+  virtual Status LoadModel(const std::string& name) = 0;
+  // Unloads every version; in-flight and queued requests finish first. Blocks until unloaded.
+  virtual Status UnloadModel(const std::string& name) = 0;
+
+  virtual void Infer(InferenceRequest request, ResponseCallback done) = 0;
+
+  // Prometheus text exposition format (version 0.0.4).
+  virtual std::string MetricsText() const = 0;
+
+  // Stops taking inference requests (Unavailable), lets in-flight ones finish until `deadline`, fails the rest;
+  // live stays true, ready turns false. Idempotent.
+  virtual void Shutdown(std::chrono::steady_clock::time_point deadline) = 0;
+};
+
+}  // namespace hone::serve
