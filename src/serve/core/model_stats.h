@@ -43,13 +43,17 @@ class ModelStats {
   ModelStats(std::string name, int64_t version, int64_t max_batch_size, MetricsRegistry* metrics);
   ~ModelStats();
 
-  // One successful request: its total duration and its share of its batch's phases.
+  // One successful request: its total duration (arrival to response), its time queued, and the durations of its
+  // batch's compute phases. As in Triton, every request in a batch records the batch's whole phase durations (the
+  // time it waited for them), so per-request compute sums exceed execution time when batches hold several.
   void RecordSuccess(uint64_t request_ns, uint64_t queue_ns, uint64_t compute_input_ns, uint64_t compute_infer_ns,
                      uint64_t compute_output_ns, int64_t rows);
+  // One failed request (invalid, rejected, timed out, failed to run or stopped): arrival to response.
   void RecordFailure(uint64_t request_ns);
   // One execution of a batch of `batch_size` rows.
   void RecordExecution(int64_t batch_size, uint64_t compute_input_ns, uint64_t compute_infer_ns,
                        uint64_t compute_output_ns);
+  // Requests queued or running: +1 when one is queued, -1 when its response is delivered.
   void AddPending(int64_t delta);
 
   ModelStatsSnapshot Snapshot() const;

@@ -71,7 +71,9 @@ class Scheduler {
   virtual int64_t pending() const = 0;
 
   // Stops taking requests (new ones fail with Unavailable), lets queued and running ones finish until `deadline`,
-  // fails what is still queued then with Unavailable, and joins the instance threads. Idempotent.
+  // fails what is still queued then with Unavailable, and joins the instance threads. Idempotent. Running
+  // batches always finish (an ONNX Runtime run cannot be interrupted), so Stop may return after `deadline`. Must
+  // not be called from a response callback: callbacks run on the instance threads that Stop joins.
   virtual void Stop(std::chrono::steady_clock::time_point deadline) = 0;
 };
 

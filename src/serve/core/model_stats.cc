@@ -1,0 +1,158 @@
+#include "serve/core/model_stats.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include "serve/core/metrics.h"
+
+namespace hone::serve {
+namespace {
+
+constexpr auto kRelaxed = std::memory_order_relaxed;
+
+struct AtomicDuration {
+  std::atomic<uint64_t> count{0};
+  std::atomic<uint64_t> ns{0};
+
+  void Add(uint64_t duration_ns) {
+    count.fetch_add(1, kRelaxed);
+    ns.fetch_add(duration_ns, kRelaxed);
+  }
+  DurationStat Load() const { return {count.load(kRelaxed), ns.load(kRelaxed)}; }
+};
+
+struct BatchSlot {
+  AtomicDuration input, infer, output;
+};
+
+uint64_t NowUnixMs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+double Us(uint64_t ns) { return static_cast<double>(ns) / 1e3; }
+double Seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+}  // namespace
+
+struct ModelStats::Impl {
+  std::string name;
+  int64_t version = 0;
+  std::atomic<uint64_t> last_inference_ms{0}, inference_count{0}, execution_count{0};
+  AtomicDuration success, fail, queue, compute_input, compute_infer, compute_output;
+  std::atomic<int64_t> pending{0};
+  // Slot b - 1 holds batch size b, for every size up to max_batch_size (1 without batching): recording is two
+  // relaxed atomic adds per phase, no lock. Sizes beyond (which a scheduler never runs) go to `overflow`.
+  std::unique_ptr<BatchSlot[]> slots;
+  int64_t slot_count = 0;
+  mutable std::mutex overflow_mu;
+  std::map<int64_t, BatchSlot> overflow;  // guarded by overflow_mu
+  std::shared_ptr<ModelMetrics> metrics;  // null without a registry
+};
+
+ModelStats::ModelStats(std::string name, int64_t version, int64_t max_batch_size, MetricsRegistry* metrics)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->name = std::move(name);
+  impl_->version = version;
+  impl_->slot_count = std::max<int64_t>(max_batch_size, 1);
+  impl_->slots = std::make_unique<BatchSlot[]>(static_cast<size_t>(impl_->slot_count));
+  if (metrics) impl_->metrics = metrics->ForModel(impl_->name, version, max_batch_size);
+}
+
+// Releases the metrics handle: the model version's series leave /metrics when nothing else holds them.
+ModelStats::~ModelStats() = default;
+
+void ModelStats::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, uint64_t compute_input_ns,
+                               uint64_t compute_infer_ns, uint64_t compute_output_ns, int64_t rows) {
+  Impl& s = *impl_;
+  s.success.Add(request_ns);
+  s.queue.Add(queue_ns);
+  s.compute_input.Add(compute_input_ns);
+  s.compute_infer.Add(compute_infer_ns);
+  s.compute_output.Add(compute_output_ns);
+  s.inference_count.fetch_add(static_cast<uint64_t>(rows), kRelaxed);
+  s.last_inference_ms.store(NowUnixMs(), kRelaxed);
+  if (ModelMetrics* m = s.metrics.get()) {
+    m->request_success.Increment();
+    m->inference_count.Increment(static_cast<double>(rows));
+    m->request_duration_us.Increment(Us(request_ns));
+    m->queue_duration_us.Increment(Us(queue_ns));
+    m->compute_input_duration_us.Increment(Us(compute_input_ns));
+    m->compute_infer_duration_us.Increment(Us(compute_infer_ns));
+    m->compute_output_duration_us.Increment(Us(compute_output_ns));
+    m->request_seconds.Observe(Seconds(request_ns));
+    m->queue_seconds.Observe(Seconds(queue_ns));
+    m->compute_seconds.Observe(Seconds(compute_input_ns + compute_infer_ns + compute_output_ns));
+  }
+}
+
+void ModelStats::RecordFailure(uint64_t request_ns) {
+  impl_->fail.Add(request_ns);
+  impl_->last_inference_ms.store(NowUnixMs(), kRelaxed);
+  if (ModelMetrics* m = impl_->metrics.get()) m->request_failure.Increment();
+}
+
+void ModelStats::RecordExecution(int64_t batch_size, uint64_t compute_input_ns, uint64_t compute_infer_ns,
+                                 uint64_t compute_output_ns) {
+  Impl& s = *impl_;
+  s.execution_count.fetch_add(1, kRelaxed);
+  auto record = [&](BatchSlot& slot) {
+    slot.input.Add(compute_input_ns);
+    slot.infer.Add(compute_infer_ns);
+    slot.output.Add(compute_output_ns);
+  };
+  if (batch_size >= 1 && batch_size <= s.slot_count) {
+    record(s.slots[static_cast<size_t>(batch_size - 1)]);
+  } else {
+    std::lock_guard lock(s.overflow_mu);
+    record(s.overflow[batch_size]);
+  }
+  if (ModelMetrics* m = s.metrics.get()) {
+    m->execution_count.Increment();
+    m->batch_size.Observe(static_cast<double>(batch_size));
+  }
+}
+
+void ModelStats::AddPending(int64_t delta) {
+  impl_->pending.fetch_add(delta, kRelaxed);
+  if (ModelMetrics* m = impl_->metrics.get()) m->pending_requests.Increment(static_cast<double>(delta));
+}
+
+ModelStatsSnapshot ModelStats::Snapshot() const {
+  const Impl& s = *impl_;
+  ModelStatsSnapshot snap;
+  snap.name = s.name;
+  snap.version = s.version;
+  snap.last_inference_ms = s.last_inference_ms.load(kRelaxed);
+  snap.inference_count = s.inference_count.load(kRelaxed);
+  snap.execution_count = s.execution_count.load(kRelaxed);
+  snap.success = s.success.Load();
+  snap.fail = s.fail.Load();
+  snap.queue = s.queue.Load();
+  snap.compute_input = s.compute_input.Load();
+  snap.compute_infer = s.compute_infer.Load();
+  snap.compute_output = s.compute_output.Load();
+  snap.pending = s.pending.load(kRelaxed);
+  auto add = [&](int64_t size, const BatchSlot& slot) {
+    if (slot.input.count.load(kRelaxed) == 0) return;
+    snap.batch_stats.push_back({size, slot.input.Load(), slot.infer.Load(), slot.output.Load()});
+  };
+  for (int64_t b = 1; b <= s.slot_count; ++b) add(b, s.slots[static_cast<size_t>(b - 1)]);
+  {
+    std::lock_guard lock(s.overflow_mu);
+    for (const auto& [size, slot] : s.overflow) add(size, slot);
+  }
+  // Overflow sizes are all outside [1, slot_count]; keep the whole list ascending.
+  std::sort(snap.batch_stats.begin(), snap.batch_stats.end(),
+            [](const BatchSizeStats& a, const BatchSizeStats& b) { return a.batch_size < b.batch_size; });
+  return snap;
+}
+
+}  // namespace hone::serve

@@ -1,0 +1,270 @@
+#include "serve/core/scheduler_impl.h"
+
+#include <algorithm>
+
+#include "serve/core/scheduler_validate.h"
+
+namespace hone::serve {
+namespace {
+
+using Clock = SchedulerClock;
+
+BatchingRules RulesFrom(const SchedulerOptions& o) {
+  BatchingRules rules;
+  rules.dynamic = o.dynamic_batching && o.max_batch_size > 0;
+  rules.max_batch_size = o.max_batch_size;
+  if (rules.dynamic) {
+    rules.preferred_batch_sizes = o.batching.preferred_batch_sizes;
+    std::sort(rules.preferred_batch_sizes.begin(), rules.preferred_batch_sizes.end());
+    rules.preferred_batch_sizes.erase(
+        std::unique(rules.preferred_batch_sizes.begin(), rules.preferred_batch_sizes.end()),
+        rules.preferred_batch_sizes.end());
+    rules.max_queue_delay = o.batching.max_queue_delay;
+  }
+  return rules;
+}
+
+// Whether two validated requests (inputs in model order) may share a batch: equal shapes but for the batch.
+bool SameNonBatchShapes(const PendingRequest& a, const PendingRequest& b) {
+  const auto& x = a.request.inputs;
+  const auto& y = b.request.inputs;
+  for (size_t k = 0; k < x.size(); ++k) {
+    const Shape& s = x[k].tensor.shape();
+    const Shape& t = y[k].tensor.shape();
+    if (s.size() != t.size() || !std::equal(s.begin() + 1, s.end(), t.begin() + 1)) return false;
+  }
+  return true;
+}
+
+uint64_t Ns(Clock::duration d) {
+  return static_cast<uint64_t>(std::max<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(), 0));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions options,
+                                                     std::vector<std::unique_ptr<runtime::Session>> instances,
+                                                     ModelStats* stats) {
+  return CreateScheduler(std::move(options), std::move(instances), stats, {});
+}
+
+Result<std::unique_ptr<Scheduler>> CreateScheduler(SchedulerOptions options,
+                                                   std::vector<std::unique_ptr<runtime::Session>> instances,
+                                                   ModelStats* stats, SchedulerHooks hooks) {
+  HONE_RETURN_IF_ERROR(ValidateSchedulerOptions(options, instances).WithContext(ModelLabel(options)));
+  auto scheduler =
+      std::make_unique<SchedulerImpl>(std::move(options), std::move(instances), stats, std::move(hooks));
+  scheduler->Start();
+  return std::unique_ptr<Scheduler>(std::move(scheduler));
+}
+
+SchedulerImpl::SchedulerImpl(SchedulerOptions options, std::vector<std::unique_ptr<runtime::Session>> instances,
+                             ModelStats* stats, SchedulerHooks hooks)
+    : options_(std::move(options)),
+      label_(ModelLabel(options_)),
+      rules_(RulesFrom(options_)),
+      stats_(stats),
+      hooks_(std::move(hooks)),
+      instances_([&] {
+        std::vector<std::unique_ptr<Instance>> v;
+        for (auto& session : instances) {
+          const runtime::ModelMetadata& model = session->metadata();
+          v.push_back(std::unique_ptr<Instance>(new Instance{std::move(session), BatchAssembler(model), {}, {}}));
+        }
+        return v;
+      }()),
+      metadata_(instances_.front()->session->metadata()),
+      delivery_(rules_.dynamic && options_.batching.preserve_ordering,
+                [this](PendingRequest& p) { DeliverOne(p); }),
+      queue_(rules_.dynamic ? RequestQueue(options_.batching) : RequestQueue()) {
+  // Each candidate brings at least one row, and DecideBatch never needs more than one past a full batch.
+  candidates_.reserve(static_cast<size_t>(std::max<int64_t>(options_.max_batch_size, 1)) + 1);
+}
+
+SchedulerImpl::~SchedulerImpl() { Stop(Clock::now()); }
+
+void SchedulerImpl::Start() {
+  for (size_t i = 0; i < instances_.size(); ++i)
+    instances_[i]->thread = std::thread([this, i] { InstanceLoop(i); });
+}
+
+void SchedulerImpl::Enqueue(InferenceRequest request, ResponseCallback done) {
+  const Clock::time_point arrival = Clock::now();
+  Result<int64_t> rows = ValidateRequest(metadata_, options_.max_batch_size, request);
+  if (!rows.ok()) return RejectNow(arrival, done, rows.status().WithContext(label_));
+
+  std::unique_lock lock(mu_);
+  if (stopping_) {
+    lock.unlock();
+    return RejectNow(arrival, done, Status::Unavailable(label_ + ": not taking requests (stopping)"));
+  }
+  const uint32_t level = queue_.LevelFor(request.priority);
+  if (!queue_.HasRoom(level)) {
+    lock.unlock();
+    return RejectNow(arrival, done,
+                     Status::Unavailable(label_ + ": queue full (priority level " + std::to_string(level + 1) +
+                                         " holds its max_queue_size of requests); retry later"));
+  }
+  // The node pool grows to the most requests ever in flight at once, then recycles: no allocation here after.
+  if (free_.empty()) free_.emplace_back();
+  auto node = free_.begin();
+  node->request = std::move(request);
+  node->done = std::move(done);
+  node->rows = *rows;
+  node->level = level;
+  node->sequence = next_sequence_++;
+  node->arrival = arrival;
+  node->deadline = queue_.DeadlineFor(level, node->request.timeout_us, arrival);
+  queue_.Push(free_, node);
+  // Counted under the lock so that the request cannot be delivered (and uncounted) before it is counted.
+  pending_.fetch_add(1, std::memory_order_relaxed);
+  if (stats_) stats_->AddPending(1);
+  lock.unlock();
+  work_cv_.notify_one();
+}
+
+void SchedulerImpl::Stop(Clock::time_point deadline) {
+  std::lock_guard stop_lock(stop_mu_);
+  if (stopped_) return;
+  PendingList leftover;
+  {
+    std::unique_lock lock(mu_);
+    stopping_ = true;
+    work_cv_.notify_all();  // partial batches waiting out their delay go now
+    auto drained = [&] { return queue_.empty(); };
+    if (deadline == Clock::time_point::max())
+      drained_cv_.wait(lock, drained);
+    else
+      drained_cv_.wait_until(lock, deadline, drained);
+    queue_.TakeAll(leftover);
+    exit_ = true;
+    work_cv_.notify_all();
+  }
+  FinishWith(leftover, Status::Unavailable(label_ + ": stopped before the request ran"));
+  // Running batches finish (an ONNX Runtime run cannot be interrupted) and deliver before their threads end.
+  for (auto& instance : instances_)
+    if (instance->thread.joinable()) instance->thread.join();
+  stopped_ = true;
+}
+
+BatchDecision SchedulerImpl::Decide(Clock::time_point now) {
+  candidates_.clear();
+  const PendingRequest* first = nullptr;
+  int64_t rows = 0;
+  queue_.Visit([&](const PendingRequest& p) {
+    const bool matches = first == nullptr || SameNonBatchShapes(*first, p);
+    if (first == nullptr) first = &p;
+    candidates_.push_back({p.rows, matches, p.arrival});
+    rows += p.rows;
+    // Past the first request that cannot join, nothing changes the decision.
+    return rules_.dynamic && matches && rows <= rules_.max_batch_size;
+  });
+  return DecideBatch(rules_, candidates_, now, stopping_);
+}
+
+void SchedulerImpl::InstanceLoop(size_t index) {
+  Instance& instance = *instances_[index];
+  PendingList expired;
+  std::unique_lock lock(mu_);
+  while (true) {
+    const Clock::time_point now = Clock::now();
+    queue_.ExpireTimeouts(now, expired);
+    if (!expired.empty()) {
+      lock.unlock();
+      FinishWith(expired, Status(StatusCode::kDeadlineExceeded,
+                                 label_ + ": the request's queue timeout expired before it ran"));
+      lock.lock();
+      continue;
+    }
+    if (queue_.empty()) {
+      if (stopping_) drained_cv_.notify_all();
+      if (exit_) return;
+      work_cv_.wait(lock);
+      continue;
+    }
+    const BatchDecision decision = Decide(now);
+    if (!decision.dispatch()) {
+      const Clock::time_point until = std::min(decision.wait_until, queue_.NextDeadline());
+      if (until == Clock::time_point::max())
+        work_cv_.wait(lock);
+      else
+        work_cv_.wait_until(lock, until);
+      continue;
+    }
+    queue_.PopFront(decision.requests, instance.batch);
+    for (PendingRequest& p : instance.batch) p.dequeue = now;
+    if (!queue_.empty())
+      work_cv_.notify_one();  // another free instance may form the next batch
+    else if (stopping_)
+      drained_cv_.notify_all();
+    lock.unlock();
+    RunBatch(instance, index, decision.rows);
+    Finish(instance.batch);
+    lock.lock();
+  }
+}
+
+void SchedulerImpl::RunBatch(Instance& instance, size_t index, int64_t rows) {
+  if (hooks_.before_run) hooks_.before_run(index, rows);
+  const Clock::time_point compute_start = Clock::now();
+  Result<std::span<const Tensor>> inputs = instance.assembler.Assemble(instance.batch, rows);
+  const Clock::time_point input_done = Clock::now();
+  Result<std::vector<Tensor>> outputs =
+      inputs.ok() ? instance.session->Run(*inputs) : Result<std::vector<Tensor>>(inputs.status());
+  instance.assembler.Release();
+  const Clock::time_point infer_done = Clock::now();
+  if (outputs.ok()) {
+    SplitOutputs(metadata_, options_.model_name, options_.model_version, rules_.max_batch_size > 0, *outputs,
+                 rows, instance.batch);
+  } else {
+    const Status failed = outputs.status().WithContext(label_);
+    for (PendingRequest& p : instance.batch) p.result.emplace(failed);
+  }
+  const Clock::time_point output_done = Clock::now();
+  for (PendingRequest& p : instance.batch) {
+    p.compute_start = compute_start;
+    p.input_done = input_done;
+    p.infer_done = infer_done;
+    p.output_done = output_done;
+  }
+  if (stats_ && outputs.ok())
+    stats_->RecordExecution(rows, Ns(input_done - compute_start), Ns(infer_done - input_done),
+                            Ns(output_done - infer_done));
+}
+
+void SchedulerImpl::FinishWith(PendingList& list, const Status& status) {
+  for (PendingRequest& p : list) p.result.emplace(status);
+  Finish(list);
+}
+
+void SchedulerImpl::Finish(PendingList& finished) {
+  PendingList delivered;
+  delivery_.Deliver(finished, delivered);
+  if (delivered.empty()) return;
+  std::lock_guard lock(mu_);
+  free_.splice(free_.end(), delivered);
+}
+
+void SchedulerImpl::DeliverOne(PendingRequest& p) {
+  const Clock::time_point now = Clock::now();
+  Result<InferenceResponse>& result = *p.result;
+  if (stats_) {
+    if (result.ok())
+      stats_->RecordSuccess(Ns(now - p.arrival), Ns(p.dequeue - p.arrival), Ns(p.input_done - p.compute_start),
+                            Ns(p.infer_done - p.input_done), Ns(p.output_done - p.infer_done), p.rows);
+    else
+      stats_->RecordFailure(Ns(now - p.arrival));
+    stats_->AddPending(-1);
+  }
+  pending_.fetch_sub(1, std::memory_order_relaxed);
+  ResponseCallback done = std::move(p.done);
+  done(std::move(result));
+  p.Reset();  // releases keep_alive (the client's buffers) after the callback, as inference.h promises
+}
+
+void SchedulerImpl::RejectNow(Clock::time_point arrival, ResponseCallback& done, Status status) {
+  if (stats_) stats_->RecordFailure(Ns(Clock::now() - arrival));
+  done(std::move(status));
+}
+
+}  // namespace hone::serve

@@ -1,0 +1,96 @@
+// The scheduler behind Scheduler::Create: one queue, one thread per instance, the batching policy in between.
+//
+// Each instance thread, when free, takes the lock, retires timed-out requests, asks DecideBatch what to do with
+// the queue and either waits (for a request, for the forming batch's delay to expire, or for the next queue
+// deadline) or takes a batch off the queue, lets go of the lock, assembles, runs and splits it, and delivers the
+// responses. Callbacks never run under the scheduler's lock.
+//
+// Internal header: the server uses Scheduler::Create; tests use CreateScheduler for its hooks.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "serve/core/scheduler.h"
+#include "serve/core/scheduler_batch.h"
+#include "serve/core/scheduler_delivery.h"
+#include "serve/core/scheduler_policy.h"
+#include "serve/core/scheduler_queue.h"
+
+namespace hone::serve {
+
+// Test seams.
+struct SchedulerHooks {
+  // Runs on the instance thread just before a batch of `rows` rows runs on instance `instance`, with no lock
+  // held: a test can block here to hold an instance busy while it queues requests behind it.
+  std::function<void(size_t instance, int64_t rows)> before_run;
+};
+
+// Scheduler::Create with hooks.
+Result<std::unique_ptr<Scheduler>> CreateScheduler(SchedulerOptions options,
+                                                   std::vector<std::unique_ptr<runtime::Session>> instances,
+                                                   ModelStats* stats, SchedulerHooks hooks);
+
+class SchedulerImpl final : public Scheduler {
+ public:
+  // Options and instances already validated. Threads start in Start().
+  SchedulerImpl(SchedulerOptions options, std::vector<std::unique_ptr<runtime::Session>> instances,
+                ModelStats* stats, SchedulerHooks hooks);
+  ~SchedulerImpl() override;  // Stop(now) unless stopped
+
+  void Start();
+  void Enqueue(InferenceRequest request, ResponseCallback done) override;
+  int64_t pending() const override { return pending_.load(std::memory_order_relaxed); }
+  void Stop(std::chrono::steady_clock::time_point deadline) override;
+
+ private:
+  struct Instance {
+    std::unique_ptr<runtime::Session> session;
+    BatchAssembler assembler;
+    PendingList batch;  // the batch this instance is running; touched by its thread only
+    std::thread thread;
+  };
+
+  void InstanceLoop(size_t index);
+  BatchDecision Decide(SchedulerClock::time_point now);  // requires mu_
+  void RunBatch(Instance& instance, size_t index, int64_t rows);
+  // Sets `status` as the result of every request in `list`, then Finish.
+  void FinishWith(PendingList& list, const Status& status);
+  // Delivers finished requests (results set) and recycles their nodes.
+  void Finish(PendingList& finished);
+  // Records and runs the callback of one finished request (ResponseDelivery's DeliverFn).
+  void DeliverOne(PendingRequest& p);
+  // Fails a request that was never queued.
+  void RejectNow(SchedulerClock::time_point arrival, ResponseCallback& done, Status status);
+
+  const SchedulerOptions options_;
+  const std::string label_;  // "model 'm' version 1"
+  const BatchingRules rules_;
+  ModelStats* const stats_;  // may be null
+  const SchedulerHooks hooks_;
+  std::vector<std::unique_ptr<Instance>> instances_;
+  const runtime::ModelMetadata& metadata_;  // the first instance's; the instances live as long as this
+  ResponseDelivery delivery_;
+  std::atomic<int64_t> pending_{0};
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;     // instance threads wait here for something to do
+  std::condition_variable drained_cv_;  // Stop waits here for the queue to empty
+  RequestQueue queue_;                  // guarded by mu_
+  PendingList free_;                    // guarded by mu_: recycled nodes
+  std::vector<BatchCandidate> candidates_;  // guarded by mu_: DecideBatch's input, reused
+  uint64_t next_sequence_ = 0;          // guarded by mu_
+  bool stopping_ = false;               // guarded by mu_: Enqueue refuses, batches flush without delay
+  bool exit_ = false;                   // guarded by mu_: instance threads return once idle
+
+  std::mutex stop_mu_;   // serializes Stop
+  bool stopped_ = false;  // guarded by stop_mu_
+};
+
+}  // namespace hone::serve

@@ -1,0 +1,221 @@
+// The Server facade over the model manager: control modes, readiness, the metadata views front ends serialize,
+// and shutdown. Nothing here runs inference; it finds the version and hands the request to its scheduler.
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <thread>
+
+#include "base/log.h"
+#include "serve/config/config_types.h"
+#include "serve/config/model_name.h"
+#include "serve/core/metrics.h"
+#include "serve/core/model_manager.h"
+#include "serve/core/server.h"
+
+#ifndef HONE_VERSION
+#define HONE_VERSION "0.0.0"
+#endif
+
+namespace hone::serve {
+namespace {
+
+// How long an unload asked for through the repository API waits for in-flight requests before failing them.
+constexpr auto kUnloadGrace = std::chrono::seconds(60);
+
+std::vector<TensorMetadata> TensorsFrom(const auto& tensors, bool batched) {
+  std::vector<TensorMetadata> out;
+  for (const auto& tensor : tensors) {
+    TensorMetadata meta;
+    meta.name = tensor.name();
+    meta.type = FromConfigDataType(tensor.data_type());
+    if (batched) meta.shape.push_back(-1);
+    meta.shape.insert(meta.shape.end(), tensor.dims().begin(), tensor.dims().end());
+    out.push_back(std::move(meta));
+  }
+  return out;
+}
+
+class ServerImpl final : public Server {
+ public:
+  explicit ServerImpl(const ServerOptions& options)
+      : options_(options),
+        metrics_(std::make_unique<MetricsRegistry>()),
+        manager_(options.model_repository, Cores(options), metrics_.get()) {}
+
+  ~ServerImpl() override { Shutdown(std::chrono::steady_clock::now() + kUnloadGrace); }
+
+  Status Start() {
+    std::vector<std::string> to_load;
+    if (options_.control_mode == ModelControlMode::kExplicit) {
+      for (const auto& name : options_.startup_models) {
+        if (name == "*") {
+          HONE_ASSIGN_OR_RETURN(to_load, manager_.RepositoryModels());
+          break;
+        }
+        to_load.push_back(name);
+      }
+    } else {
+      HONE_ASSIGN_OR_RETURN(to_load, manager_.RepositoryModels());
+      if (!options_.startup_models.empty()) {
+        LogWarning("--load-model is ignored in model control mode {}: every model in the repository loads",
+                   options_.control_mode == ModelControlMode::kPoll ? "poll" : "none");
+      }
+    }
+    LogInfo("repository '{}': {} model(s) to load, {} core(s) to share", options_.model_repository,
+            to_load.size(), Cores(options_));
+    for (const auto& name : to_load) (void)manager_.Load(name);  // failures show in the index and readiness
+    started_ = true;
+    if (options_.control_mode == ModelControlMode::kPoll) {
+      poller_ = std::thread([this] { PollLoop(); });
+    }
+    return Status::Ok();
+  }
+
+  const ServerOptions& options() const override { return options_; }
+  bool IsLive() const override { return true; }
+  bool IsReady() const override {
+    if (!started_ || shutting_down_) return false;
+    return !options_.strict_readiness || manager_.AllWantedReady();
+  }
+
+  ServerMetadataInfo Metadata() const override {
+    ServerMetadataInfo info;
+    info.version = HONE_VERSION;
+    info.extensions = {"binary_tensor_data", "model_configuration", "model_repository", "parameters",
+                       "schedule_policy", "statistics"};
+    return info;
+  }
+
+  Result<bool> IsModelReady(const std::string& name, int64_t version) const override {
+    HONE_RETURN_IF_ERROR(ValidateModelName(name));
+    Result<std::shared_ptr<LoadedVersion>> found = manager_.Find(name, version);
+    if (found.ok()) return !shutting_down_.load();
+    if (found.status().code() == StatusCode::kUnavailable) return false;
+    // A version that is not loaded is "not ready" for a model the server knows; an unknown model is NotFound.
+    if (version != 0 && !manager_.Loaded(name).empty()) return false;
+    return found.status();
+  }
+
+  Result<ModelMetadataInfo> ModelMetadata(const std::string& name, int64_t version) const override {
+    HONE_RETURN_IF_ERROR(ValidateModelName(name));
+    HONE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedVersion> loaded, manager_.Find(name, version));
+    ModelMetadataInfo info;
+    info.name = name;
+    for (const auto& v : manager_.Loaded(name)) info.versions.push_back(std::to_string(v->version));
+    info.platform = loaded->config.platform().empty() ? "onnxruntime_onnx" : loaded->config.platform();
+    bool batched = loaded->config.max_batch_size() > 0;
+    info.inputs = TensorsFrom(loaded->config.input(), batched);
+    info.outputs = TensorsFrom(loaded->config.output(), batched);
+    return info;
+  }
+
+  Result<inference::ModelConfig> ModelConfig(const std::string& name, int64_t version) const override {
+    HONE_RETURN_IF_ERROR(ValidateModelName(name));
+    HONE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedVersion> loaded, manager_.Find(name, version));
+    return loaded->config;
+  }
+
+  Result<std::vector<ModelStatsSnapshot>> Statistics(const std::string& name, int64_t version) const override {
+    if (!name.empty()) {
+      HONE_RETURN_IF_ERROR(ValidateModelName(name));
+      HONE_RETURN_IF_ERROR(manager_.Find(name, version).status());
+    }
+    std::vector<ModelStatsSnapshot> out;
+    for (const auto& loaded : manager_.Loaded(name)) {
+      if (version != 0 && loaded->version != version) continue;
+      out.push_back(loaded->stats->Snapshot());
+    }
+    return out;
+  }
+
+  std::vector<RepositoryEntry> RepositoryIndex(bool ready_only) const override {
+    return manager_.Index(ready_only);
+  }
+
+  Status LoadModel(const std::string& name) override {
+    HONE_RETURN_IF_ERROR(CheckExplicitControl("load"));
+    return manager_.Load(name);
+  }
+
+  Status UnloadModel(const std::string& name) override {
+    HONE_RETURN_IF_ERROR(CheckExplicitControl("unload"));
+    return manager_.Unload(name, std::chrono::steady_clock::now() + kUnloadGrace);
+  }
+
+  void Infer(InferenceRequest request, ResponseCallback done) override {
+    if (shutting_down_) {
+      done(Status(StatusCode::kUnavailable, "the server is shutting down"));
+      return;
+    }
+    Result<std::shared_ptr<LoadedVersion>> loaded = manager_.Find(request.model_name, request.model_version);
+    if (!loaded.ok()) {
+      done(loaded.status());
+      return;
+    }
+    (*loaded)->scheduler->Enqueue(std::move(request), std::move(done));
+  }
+
+  std::string MetricsText() const override { return metrics_->Text(); }
+
+  void Shutdown(std::chrono::steady_clock::time_point deadline) override {
+    if (shutting_down_.exchange(true)) return;
+    {
+      std::lock_guard lock(poll_mu_);
+      poll_stop_ = true;
+    }
+    poll_cv_.notify_all();
+    if (poller_.joinable()) poller_.join();
+    manager_.UnloadAll(deadline);
+  }
+
+ private:
+  static int Cores(const ServerOptions& options) {
+    if (options.cores > 0) return options.cores;
+    return std::max(1u, std::thread::hardware_concurrency());
+  }
+
+  Status CheckExplicitControl(const char* what) const {
+    if (options_.control_mode == ModelControlMode::kExplicit) return Status::Ok();
+    return Status(StatusCode::kFailedPrecondition,
+                  fmt::format("explicit model {} is not allowed in model control mode '{}' (start the server with "
+                              "--model-control-mode=explicit)",
+                              what, options_.control_mode == ModelControlMode::kPoll ? "poll" : "none"));
+  }
+
+  void PollLoop() {
+    std::unique_lock lock(poll_mu_);
+    while (!poll_stop_) {
+      poll_cv_.wait_for(lock, options_.repository_poll_interval, [this] { return poll_stop_; });
+      if (poll_stop_) break;
+      lock.unlock();
+      manager_.Poll();
+      lock.lock();
+    }
+  }
+
+  const ServerOptions options_;
+  std::unique_ptr<MetricsRegistry> metrics_;  // declared before the manager: model stats feed it until unloaded
+  ModelManager manager_;
+  std::atomic<bool> started_{false};
+  std::atomic<bool> shutting_down_{false};
+  std::mutex poll_mu_;
+  std::condition_variable poll_cv_;
+  bool poll_stop_ = false;
+  std::thread poller_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(options.model_repository, ec)) {
+    return Status(StatusCode::kNotFound,
+                  fmt::format("model repository '{}' is not a directory", options.model_repository));
+  }
+  auto server = std::make_unique<ServerImpl>(options);
+  HONE_RETURN_IF_ERROR(server->Start());
+  return std::unique_ptr<Server>(std::move(server));
+}
+
+}  // namespace hone::serve
