@@ -48,8 +48,8 @@ struct ModelStats::Impl {
   std::atomic<uint64_t> last_inference_ms{0}, inference_count{0}, execution_count{0};
   AtomicDuration success, fail, queue, compute_input, compute_infer, compute_output;
   std::atomic<int64_t> pending{0};
-  // Slot b - 1 holds batch size b, for every size up to max_batch_size (1 without batching): recording is two
-  // relaxed atomic adds per phase, no lock. Sizes beyond (which a scheduler never runs) go to `overflow`.
+  // Slot b - 1 holds batch size b, for every size up to max_batch_size (1 without batching; at most 1024):
+  // recording is two relaxed atomic adds per phase, no lock. Larger sizes go to `overflow`, under a lock.
   std::unique_ptr<BatchSlot[]> slots;
   int64_t slot_count = 0;
   mutable std::mutex overflow_mu;
@@ -61,7 +61,8 @@ ModelStats::ModelStats(std::string name, int64_t version, int64_t max_batch_size
     : impl_(std::make_unique<Impl>()) {
   impl_->name = std::move(name);
   impl_->version = version;
-  impl_->slot_count = std::max<int64_t>(max_batch_size, 1);
+  // Slots for every size up to 1024; larger models' rarer big sizes go to the locked overflow map.
+  impl_->slot_count = std::clamp<int64_t>(max_batch_size, 1, 1024);
   impl_->slots = std::make_unique<BatchSlot[]>(static_cast<size_t>(impl_->slot_count));
   if (metrics) impl_->metrics = metrics->ForModel(impl_->name, version, max_batch_size);
 }

@@ -89,14 +89,14 @@ TEST(SchedulerAllocationTest, EnqueueAllocatesNothingOnceThePoolHasGrown) {
   h.gate.Open();
   ASSERT_TRUE(h.out.WaitFor(5));
   for (int i = 1; i <= 20; ++i) {
-    InferenceRequest request = test::AffineRequest(2, static_cast<float>(i));
+    InferenceRequest request = test::AffineRequest(1, static_cast<float>(i));
     ResponseCallback done = h.out.Callback(test::Key("r", i));
     EXPECT_EQ(AllocationsIn([&] { h.scheduler->Enqueue(std::move(request), std::move(done)); }), 0u)
         << "request " << i;
     // One in flight at a time; a node or two may still be on their way back to the pool, which holds five.
     ASSERT_TRUE(h.out.WaitFor(static_cast<size_t>(i) + 5));
   }
-  EXPECT_TRUE(test::IsAffineAnswer(h.out.Get("r20").result, 2, 20));
+  EXPECT_TRUE(test::IsAffineAnswer(h.out.Get("r20").result, 1, 20));
 }
 
 }  // namespace
