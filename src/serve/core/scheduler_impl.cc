@@ -77,8 +77,9 @@ SchedulerImpl::SchedulerImpl(SchedulerOptions options, std::vector<std::unique_p
       delivery_(rules_.dynamic && options_.batching.preserve_ordering,
                 [this](PendingRequest& p) { DeliverOne(p); }),
       queue_(rules_.dynamic ? RequestQueue(options_.batching) : RequestQueue()) {
-  // Each candidate brings at least one row, and DecideBatch never needs more than one past a full batch.
-  candidates_.reserve(static_cast<size_t>(std::max<int64_t>(options_.max_batch_size, 1)) + 1);
+  // Each candidate brings at least one row, and DecideBatch never needs more than one past a full batch, so
+  // this never grows for batches up to 1024 rows (and grows once, to its high-water mark, for larger ones).
+  candidates_.reserve(static_cast<size_t>(std::clamp<int64_t>(options_.max_batch_size, 1, 1024)) + 1);
 }
 
 SchedulerImpl::~SchedulerImpl() { Stop(Clock::now()); }

@@ -38,7 +38,7 @@ void Client(Scheduler& scheduler, int t, Sent& sent, std::atomic<int>& wrong, st
     scheduler.Enqueue(std::move(r), [=, &wrong, &callbacks](Result<InferenceResponse> response) {
       callbacks.fetch_add(1);
       if (invalid) {
-        if (response.status().code() != StatusCode::kNotFound) wrong.fetch_add(1);
+        if (response.status().code() != StatusCode::kInvalidArgument) wrong.fetch_add(1);
       } else if (tolerate_unavailable && response.status().code() == StatusCode::kUnavailable) {
         // stopped before it ran
       } else if (!IsAffineAnswer(response, rows, start)) {

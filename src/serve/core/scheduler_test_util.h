@@ -30,8 +30,9 @@ inline std::string Key(const char* prefix, int i) {
 }
 
 inline std::string ModelPath(const std::string& name) {
-  if (name == "fashion_mnist") return std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/model.onnx";
-  return std::string(HONE_SOURCE_DIR) + "/src/runtime/testdata/" + name + ".onnx";
+  std::string path = HONE_SOURCE_DIR;  // appended, not concatenated: see Key
+  if (name == "fashion_mnist") return path.append("/models/fashion_mnist/model.onnx");
+  return path.append("/src/runtime/testdata/").append(name).append(".onnx");
 }
 
 // `count` sessions of one model; one intra-op thread each, no spinning (a 2-core machine runs the tests).

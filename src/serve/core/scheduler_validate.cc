@@ -101,8 +101,8 @@ namespace {
 Status CheckAndOrderInputs(const runtime::ModelMetadata& model, std::vector<NamedTensor>& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (model.FindInput(inputs[i].name) < 0)
-      return Status::NotFound(Quoted("input", inputs[i].name) + ": the model has no such input (expected " +
-                              Names(model.inputs) + ")");
+      return Status::InvalidArgument(Quoted("input", inputs[i].name) + ": the model has no such input (expected " +
+                                     Names(model.inputs) + ")");
     for (size_t j = 0; j < i; ++j)
       if (inputs[j].name == inputs[i].name)
         return Status::InvalidArgument(Quoted("input", inputs[i].name) + ": given more than once");
@@ -151,8 +151,8 @@ Status CheckTensor(const runtime::IoSpec& spec, const Tensor& t, int64_t max_bat
 Status CheckRequestedOutputs(const runtime::ModelMetadata& model, const std::vector<std::string>& outputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (model.FindOutput(outputs[i]) < 0)
-      return Status::NotFound(Quoted("output", outputs[i]) + ": the model has no such output (expected " +
-                              Names(model.outputs) + ")");
+      return Status::InvalidArgument(Quoted("output", outputs[i]) + ": the model has no such output (expected " +
+                                     Names(model.outputs) + ")");
     for (size_t j = 0; j < i; ++j)
       if (outputs[j] == outputs[i])
         return Status::InvalidArgument(Quoted("output", outputs[i]) + ": requested more than once");

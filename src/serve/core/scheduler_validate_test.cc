@@ -46,11 +46,12 @@ TEST_F(ValidateRequestTest, WithoutBatchDimensionTheBatchIsOne) {
   EXPECT_EQ(*rows, 1);
 }
 
-TEST_F(ValidateRequestTest, UnknownInputIsNotFound) {
+// A malformed request, not a missing resource: Triton answers INVALID_ARGUMENT over gRPC (400 over HTTP).
+TEST_F(ValidateRequestTest, UnknownInputIsInvalidArgument) {
   auto r = AffineRequest(1, 0);
   r.inputs.push_back({"z", Make<float>({1, 4}, {0, 0, 0, 0})});
   Status s = Check(std::move(r), *affine_);
-  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("input 'z'"));
   EXPECT_THAT(s.message(), HasSubstr("expected x"));
 }
@@ -116,7 +117,7 @@ TEST_F(ValidateRequestTest, UnknownOrRepeatedRequestedOutput) {
   auto r = TwoInputsRequest(1, 2, 0);
   r.requested_outputs = {"count", "nope"};
   Status unknown = Check(std::move(r), *two_);
-  EXPECT_EQ(unknown.code(), StatusCode::kNotFound);
+  EXPECT_EQ(unknown.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(unknown.message(), HasSubstr("output 'nope'"));
   auto r2 = TwoInputsRequest(1, 2, 0);
   r2.requested_outputs = {"sum", "sum"};
