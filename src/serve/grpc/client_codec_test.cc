@@ -1,0 +1,156 @@
+#include "serve/grpc/client_codec.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "serve/grpc/infer_codec.h"
+
+namespace hone::serve::grpc_front {
+namespace {
+
+using inference::ModelInferRequest;
+using inference::ModelInferResponse;
+using ::testing::HasSubstr;
+
+constexpr DataType kFixedTypes[] = {DataType::kBool,  DataType::kUint8, DataType::kUint16, DataType::kUint32,
+                                    DataType::kUint64, DataType::kInt8, DataType::kInt16,  DataType::kInt32,
+                                    DataType::kInt64, DataType::kFp16,  DataType::kBf16,   DataType::kFp32,
+                                    DataType::kFp64};
+
+std::string Bytes(const Tensor& t) { return std::string(reinterpret_cast<const char*>(t.data()), t.byte_size()); }
+
+// A tensor of `type` whose elements are 0, 1, 0, 1... (valid for every type, BOOL included).
+Tensor Alternating(DataType type, Shape shape) {
+  Tensor t = *Tensor::Allocate(type, std::move(shape));
+  for (size_t i = 0, k = 0; i < t.byte_size(); i += ElementSize(type), ++k)
+    t.mutable_data()[i] = std::byte{static_cast<unsigned char>(k % 2)};
+  return t;
+}
+
+std::vector<NamedTensor> EveryType() {
+  std::vector<NamedTensor> tensors;
+  for (DataType type : kFixedTypes) tensors.push_back({"t_" + std::string(DataTypeName(type)), Alternating(type, {2, 3})});
+  return tensors;
+}
+
+TEST(ClientCodecTest, RequestKnownAnswer) {
+  std::vector<NamedTensor> inputs = {{"x", Alternating(DataType::kFp32, {1, 4})}};
+  std::vector<std::string> outputs = {"y"};
+  ModelInferRequest m;
+  ASSERT_TRUE(FillModelInferRequest("fashion", 2, inputs, outputs, &m).ok());
+  EXPECT_EQ(m.model_name(), "fashion");
+  EXPECT_EQ(m.model_version(), "2");
+  ASSERT_EQ(m.inputs_size(), 1);
+  EXPECT_EQ(m.inputs(0).name(), "x");
+  EXPECT_EQ(m.inputs(0).datatype(), "FP32");
+  EXPECT_THAT(m.inputs(0).shape(), ::testing::ElementsAre(1, 4));
+  EXPECT_FALSE(m.inputs(0).has_contents());
+  ASSERT_EQ(m.raw_input_contents_size(), 1);
+  EXPECT_EQ(m.raw_input_contents(0), Bytes(inputs[0].tensor));
+  ASSERT_EQ(m.outputs_size(), 1);
+  EXPECT_EQ(m.outputs(0).name(), "y");
+
+  ASSERT_TRUE(FillModelInferRequest("fashion", 0, inputs, {}, &m).ok());
+  EXPECT_EQ(m.model_version(), "");  // the server picks
+  EXPECT_EQ(m.outputs_size(), 0);
+}
+
+// The message is reused: a second request of the same shape writes into the storage of the first.
+TEST(ClientCodecTest, ReusedRequestKeepsItsBuffers) {
+  std::vector<NamedTensor> inputs = {{"x", Alternating(DataType::kFp32, {8, 64})}};
+  ModelInferRequest m;
+  ASSERT_TRUE(FillModelInferRequest("m", 0, inputs, {}, &m).ok());
+  const char* first = m.raw_input_contents(0).data();
+  inputs[0].tensor.mutable_values<float>()[0] = 42.0f;
+  ASSERT_TRUE(FillModelInferRequest("m", 0, inputs, {}, &m).ok());
+  EXPECT_EQ(m.raw_input_contents(0).data(), first);
+  EXPECT_EQ(m.raw_input_contents(0), Bytes(inputs[0].tensor));
+  EXPECT_EQ(m.inputs_size(), 1);
+}
+
+TEST(ClientCodecTest, RequestErrors) {
+  ModelInferRequest m;
+  std::vector<NamedTensor> twice = {{"x", Alternating(DataType::kFp32, {1})}, {"x", Alternating(DataType::kFp32, {1})}};
+  EXPECT_EQ(FillModelInferRequest("m", 0, twice, {}, &m).message(), "input 'x': given twice");
+  std::vector<NamedTensor> unnamed = {{"", Alternating(DataType::kFp32, {1})}};
+  EXPECT_EQ(FillModelInferRequest("m", 0, unnamed, {}, &m).message(), "input 0: expected a name");
+  std::vector<NamedTensor> empty = {{"x", Tensor()}};
+  EXPECT_EQ(FillModelInferRequest("m", 0, empty, {}, &m).message(), "input 'x': expected a tensor");
+}
+
+// Client request -> server's InferenceRequest: every type arrives with its bytes.
+TEST(ClientCodecTest, EveryTypeRoundTripsThroughTheServerCodec) {
+  std::vector<NamedTensor> inputs = EveryType();
+  ModelInferRequest m;
+  ASSERT_TRUE(FillModelInferRequest("m", 1, inputs, {}, &m).ok());
+  auto request = ToInferenceRequest(m, nullptr);
+  ASSERT_TRUE(request.ok()) << request.status().ToString();
+  ASSERT_EQ(request->inputs.size(), inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    EXPECT_EQ(request->inputs[i].name, inputs[i].name);
+    EXPECT_EQ(request->inputs[i].tensor.type(), inputs[i].tensor.type());
+    EXPECT_EQ(request->inputs[i].tensor.shape(), inputs[i].tensor.shape());
+    EXPECT_EQ(Bytes(request->inputs[i].tensor), Bytes(inputs[i].tensor));
+  }
+}
+
+// Server's InferenceResponse -> client outputs: every type comes back owning its bytes.
+TEST(ClientCodecTest, EveryTypeRoundTripsFromTheServerCodec) {
+  InferenceResponse response{"m", 1, "", EveryType()};
+  ModelInferResponse m;
+  ASSERT_TRUE(ToModelInferResponse(response, &m).ok());
+  auto outputs = OutputsFromResponse(m);
+  ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+  ASSERT_EQ(outputs->size(), response.outputs.size());
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    EXPECT_EQ((*outputs)[i].name, response.outputs[i].name);
+    EXPECT_EQ((*outputs)[i].tensor.type(), response.outputs[i].tensor.type());
+    EXPECT_EQ((*outputs)[i].tensor.shape(), response.outputs[i].tensor.shape());
+    EXPECT_EQ(Bytes((*outputs)[i].tensor), Bytes(response.outputs[i].tensor));
+    EXPECT_TRUE((*outputs)[i].tensor.owns_data());
+  }
+}
+
+// A server that answers with typed contents (Triton does, for some clients' requests) is understood too.
+TEST(ClientCodecTest, OutputsFromTypedContents) {
+  ModelInferResponse m;
+  auto* y = m.add_outputs();
+  y->set_name("y");
+  y->set_datatype("INT32");
+  y->add_shape(2);
+  y->mutable_contents()->add_int_contents(-3);
+  y->mutable_contents()->add_int_contents(4);
+  auto outputs = OutputsFromResponse(m);
+  ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+  EXPECT_EQ((*outputs)[0].tensor.values<int32_t>()[0], -3);
+  EXPECT_EQ((*outputs)[0].tensor.values<int32_t>()[1], 4);
+}
+
+TEST(ClientCodecTest, MalformedResponses) {
+  ModelInferResponse m;
+  auto* y = m.add_outputs();
+  y->set_name("y");
+  y->set_datatype("FP32");
+  y->add_shape(2);
+  m.add_raw_output_contents(std::string(4, '\0'));
+  auto size = OutputsFromResponse(m);
+  EXPECT_EQ(size.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(size.status().message(),
+            "malformed ModelInfer response: output 'y': expected 8 bytes for FP32 shape 2 in its raw contents, got 4");
+
+  m.add_raw_output_contents("");
+  EXPECT_EQ(OutputsFromResponse(m).status().message(),
+            "malformed ModelInfer response: 1 outputs but 2 raw_output_contents");
+
+  m.clear_raw_output_contents();
+  m.add_raw_output_contents(std::string(8, '\0'));
+  y->set_datatype("FLOAT");
+  EXPECT_EQ(OutputsFromResponse(m).status().message(),
+            "malformed ModelInfer response: output 'y': unknown datatype 'FLOAT'");
+
+  y->set_datatype("BYTES");
+  EXPECT_EQ(OutputsFromResponse(m).status().code(), StatusCode::kUnimplemented);
+}
+
+}  // namespace
+}  // namespace hone::serve::grpc_front

@@ -1,0 +1,75 @@
+// Answers one routed request against the Server facade; knows nothing of sockets (the connection hands it a
+// request and a callback, and writes whatever reply comes back).
+//
+// Threads: status, metadata, config, statistics, index and metrics are answered inline on the calling (io)
+// thread; the facade promises never to make them wait behind inference. Inference is asynchronous: the reply
+// comes from the scheduler thread that finished the request (the response is serialized there, not on the io
+// thread). Repository load and unload block until the model is loaded, so they run on `run_blocking`'s thread.
+// The io threads therefore never block.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "serve/core/server.h"
+#include "serve/http/body_buffer.h"
+#include "serve/http/http_reply.h"
+#include "serve/http/route.h"
+
+namespace hone::serve::http {
+
+struct ApiOptions {
+  bool serve_api = true;       // the /v2 endpoints
+  bool serve_metrics = true;   // GET /metrics
+  bool repository_api = true;  // the repository extension (also needs the server's options().repository_api)
+  size_t max_body_bytes = size_t{64} << 20;  // also bounds a decompressed body
+};
+
+struct ApiRequest {
+  Method method = Method::kOther;
+  std::string target;
+  std::shared_ptr<BodyBuffer> body;          // never null
+  std::optional<std::string> header_length;  // the raw Inference-Header-Content-Length value, when sent
+  std::string content_encoding;
+  std::string accept_encoding;
+};
+
+using ReplyCallback = std::function<void(HttpReply)>;
+
+class ApiHandler {
+ public:
+  // `server` outlives the handler. `run_blocking` runs a task on a thread that may block (for load/unload).
+  ApiHandler(Server& server, ApiOptions options, std::function<void(std::function<void()>)> run_blocking);
+
+  // Calls `reply` exactly once, on this thread or another (see the header comment).
+  void Handle(ApiRequest request, ReplyCallback reply);
+
+  // From now on, inference and repository requests are answered 503 at once (the server is going away).
+  void StopAccepting();
+  // Blocks until every reply that Handle started asynchronously has been delivered.
+  void WaitIdle();
+
+ private:
+  HttpReply HandleSync(const Route& route, const ApiRequest& request);
+  void HandleInfer(const Route& route, ApiRequest request, ReplyCallback reply);
+  void HandleRepositoryControl(const Route& route, const ApiRequest& request, ReplyCallback reply);
+  // Wraps `reply`, which another thread will call, so that it is counted until delivered. False, leaving `reply`
+  // as it was, once StopAccepting has been called.
+  bool Track(ReplyCallback& reply);
+
+  Server& server_;
+  const ApiOptions options_;
+  std::function<void(std::function<void()>)> run_blocking_;
+
+  std::mutex mu_;
+  std::condition_variable idle_;
+  int64_t in_flight_ = 0;  // guarded by mu_
+  bool stopping_ = false;  // guarded by mu_
+};
+
+}  // namespace hone::serve::http

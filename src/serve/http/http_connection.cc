@@ -1,0 +1,176 @@
+#include "serve/http/http_connection.h"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+
+
+namespace hone::serve::http {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+
+constexpr uint32_t kHeaderLimit = 64 * 1024;
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+
+bool IsParseError(const beast::error_code& ec) {
+  return ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category();
+}
+
+Method MethodOf(bhttp::verb verb) {
+  switch (verb) {
+    case bhttp::verb::get: return Method::kGet;
+    case bhttp::verb::post: return Method::kPost;
+    default: return Method::kOther;
+  }
+}
+
+}  // namespace
+
+HttpConnection::HttpConnection(asio::ip::tcp::socket socket, ApiHandler& handler, ConnectionLimits limits)
+    : stream_(std::move(socket)), handler_(handler), limits_(limits) {}
+
+void HttpConnection::Start() {
+  asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+}
+
+void HttpConnection::Close() {
+  asio::post(stream_.get_executor(), [self = shared_from_this()] {
+    // A reply being written (or awaited) finishes first; an idle connection closes now.
+    if (self->response_ || self->awaiting_reply_) {
+      self->close_after_reply_ = true;
+    } else {
+      self->Shutdown();
+    }
+  });
+}
+
+void HttpConnection::ReadHeader() {
+  if (closed_) return;
+  parser_.emplace();
+  parser_->header_limit(kHeaderLimit);
+  parser_->body_limit(static_cast<uint64_t>(limits_.max_body_bytes));
+  stream_.expires_after(limits_.idle_timeout);
+  bhttp::async_read_header(stream_, buffer_, *parser_,
+                           [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
+}
+
+void HttpConnection::OnHeader(beast::error_code ec) {
+  if (closed_) return;
+  if (ec == bhttp::error::body_limit)
+    return Fail(413, "the request body is larger than the server's limit of " +
+                         std::to_string(limits_.max_body_bytes) + " bytes");
+  if (ec == bhttp::error::header_limit)
+    return Fail(431, "the request headers are larger than " + std::to_string(kHeaderLimit) + " bytes");
+  if (ec == bhttp::error::end_of_stream || (ec && !IsParseError(ec))) return Shutdown();  // closed, timed out
+  if (ec) return Fail(400, "malformed HTTP request: " + ec.message());
+
+  const auto& req = parser_->get();
+  if (req.version() >= 11 && beast::iequals(req[bhttp::field::expect], "100-continue")) {
+    stream_.expires_after(limits_.request_timeout);
+    asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
+                      [self = shared_from_this()](beast::error_code ec, size_t) {
+                        if (ec) return self->Shutdown();
+                        self->ReadBody();
+                      });
+    return;
+  }
+  ReadBody();
+}
+
+void HttpConnection::ReadBody() {
+  if (closed_) return;
+  stream_.expires_after(limits_.request_timeout);
+  bhttp::async_read(stream_, buffer_, *parser_,
+                    [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRequest(ec); });
+}
+
+void HttpConnection::OnRequest(beast::error_code ec) {
+  if (closed_) return;
+  if (ec == bhttp::error::body_limit)
+    return Fail(413, "the request body is larger than the server's limit of " +
+                         std::to_string(limits_.max_body_bytes) + " bytes");
+  if (ec && !IsParseError(ec)) return Shutdown();
+  if (ec) return Fail(400, "malformed HTTP request: " + ec.message());
+
+  stream_.expires_never();  // the model may take its time; the reply restarts the clock
+  auto& req = parser_->get();
+  ApiRequest api;
+  api.method = MethodOf(req.method());
+  api.target = std::string(req.target());
+  api.body = std::make_shared<BodyBuffer>(std::move(req.body()));
+  if (auto it = req.find(kInferHeaderLength); it != req.end()) api.header_length = std::string(it->value());
+  api.content_encoding = std::string(req[bhttp::field::content_encoding]);
+  api.accept_encoding = std::string(req[bhttp::field::accept_encoding]);
+  const bool keep_alive = req.keep_alive();
+  parser_.reset();
+
+  awaiting_reply_ = true;
+  handler_.Handle(std::move(api), [self = shared_from_this(), keep_alive](HttpReply reply) {
+    // Any thread: hop onto the strand to write.
+    asio::post(self->stream_.get_executor(), [self, keep_alive, reply = std::move(reply)]() mutable {
+      self->awaiting_reply_ = false;
+      self->Send(std::move(reply), !keep_alive);
+    });
+  });
+}
+
+void HttpConnection::Fail(int status, std::string_view message) {
+  linger_ = true;
+  Send(HttpReply::Error(status, message), true);
+}
+
+void HttpConnection::Send(HttpReply reply, bool close_after) {
+  if (closed_) return;
+  close_after = close_after || close_after_reply_;
+  const int status = reply.status;
+  auto res = std::make_shared<bhttp::response<ReplyBody>>(static_cast<bhttp::status>(status), 11, std::move(reply));
+  const HttpReply& body = res->body();
+  if (!body.content_type.empty()) res->set(bhttp::field::content_type, body.content_type);
+  for (const auto& [name, value] : body.headers) res->set(name, value);
+  res->keep_alive(!close_after);
+  res->prepare_payload();
+  response_ = res;
+  stream_.expires_after(limits_.request_timeout);
+  bhttp::async_write(stream_, *res, [self = shared_from_this(), close_after](beast::error_code ec, size_t) {
+    self->OnWrite(ec, close_after);
+  });
+}
+
+void HttpConnection::OnWrite(beast::error_code ec, bool close_after) {
+  response_.reset();
+  if (!ec && linger_) return Linger();
+  if (ec || close_after || close_after_reply_) return Shutdown();
+  ReadHeader();
+}
+
+void HttpConnection::Linger() {
+  // The client may still be sending the body we refused. Closing with unread bytes makes the kernel answer with a
+  // reset, which can destroy our reply before the client reads it; so stop sending, then read and discard for a
+  // little while (bounded in time and bytes) before closing.
+  beast::error_code ignored;
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+  stream_.expires_after(std::chrono::seconds(2));
+  discard_ = std::make_unique<std::array<char, 16384>>();
+  DrainSome();
+}
+
+void HttpConnection::DrainSome() {
+  stream_.async_read_some(asio::buffer(*discard_), [self = shared_from_this()](beast::error_code ec, size_t n) {
+    self->discarded_ += n;
+    if (ec || self->closed_ || self->discarded_ > (size_t{8} << 20)) return self->Shutdown();
+    self->DrainSome();
+  });
+}
+
+void HttpConnection::Shutdown() {
+  if (closed_) return;
+  closed_ = true;
+  beast::error_code ignored;
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+  stream_.close();
+}
+
+}  // namespace hone::serve::http

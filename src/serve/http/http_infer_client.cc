@@ -1,0 +1,186 @@
+#include "serve/http/http_infer_client.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "serve/http/beast_body.h"
+#include "serve/http/body_buffer.h"
+
+namespace hone::serve::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+
+struct HttpInferClient::Impl {
+  std::string host;
+  uint16_t port = 0;
+  std::chrono::milliseconds timeout{0};
+  asio::io_context io;
+  beast::tcp_stream stream{io};
+  beast::flat_buffer buffer;
+  tcp::resolver::results_type endpoints;
+  bool connected = false;
+
+  // Reused from call to call.
+  std::string json;
+  std::vector<std::span<const std::byte>> binary;
+  BodyBuffer reply_body;
+  int reply_status = 0;
+  std::optional<uint64_t> reply_header_length;
+
+  // Runs one asynchronous operation to completion on this thread (the stream's expiry bounds it).
+  template <typename Start>
+  beast::error_code Run(Start start) {
+    beast::error_code result = asio::error::would_block;
+    start([&](beast::error_code ec, auto&&...) { result = ec; });
+    io.restart();
+    io.run();
+    return result;
+  }
+
+  Status TransportError(const beast::error_code& ec, std::string_view doing) {
+    connected = false;
+    beast::error_code ignored;
+    stream.socket().close(ignored);
+    const std::string where = host + ":" + std::to_string(port);
+    if (ec == beast::error::timeout)
+      return Status(StatusCode::kDeadlineExceeded, std::string(doing) + " " + where + ": no reply within " +
+                                                        std::to_string(timeout.count()) + " ms");
+    return Status::Unavailable(std::string(doing) + " " + where + ": " + ec.message());
+  }
+
+  Status ConnectNow() {
+    stream.expires_after(timeout);
+    beast::error_code ec = Run([&](auto handler) { stream.async_connect(endpoints, std::move(handler)); });
+    if (ec) return TransportError(ec, "connecting to");
+    boost::system::error_code ignored;
+    stream.socket().set_option(tcp::no_delay(true), ignored);
+    buffer.clear();
+    connected = true;
+    return Status::Ok();
+  }
+
+  // Sends one request (body: `json`, then `binary`) and reads the reply into reply_body/reply_status.
+  Status Exchange(bhttp::verb verb, const std::string& target, bool with_body, bool binary_body) {
+    for (int attempt = 0;; ++attempt) {
+      const bool reused = connected;
+      if (!connected) HONE_RETURN_IF_ERROR(ConnectNow());
+      bhttp::request<ReplyBody> req{verb, target, 11};
+      req.set(bhttp::field::host, host);
+      req.keep_alive(true);
+      if (with_body) {
+        req.body().body = std::move(json);
+        req.body().tail = binary;
+        req.set(bhttp::field::content_type, binary_body ? "application/octet-stream" : "application/json");
+        if (binary_body) req.set(kInferHeaderLength, std::to_string(req.body().body.size()));
+      }
+      req.prepare_payload();
+      stream.expires_after(timeout);
+      beast::error_code ec = Run([&](auto handler) { bhttp::async_write(stream, req, std::move(handler)); });
+      json = std::move(req.body().body);  // keep the buffer (and its capacity) for the next call
+      bhttp::response_parser<RequestBody> parser(std::piecewise_construct, std::make_tuple(std::move(reply_body)));
+      parser.body_limit(boost::none);
+      if (!ec) ec = Run([&](auto handler) { bhttp::async_read(stream, buffer, parser, std::move(handler)); });
+      auto message = parser.release();
+      reply_body = std::move(message.body());
+      // A kept-alive connection the server closed meanwhile fails before any reply byte: reconnect and resend once.
+      const bool stale = ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
+                         ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
+      if (ec && reused && stale && attempt == 0 && !parser.got_some()) {
+        connected = false;
+        beast::error_code ignored;
+        stream.socket().close(ignored);
+        continue;
+      }
+      if (ec) return TransportError(ec, "talking to");
+      reply_status = message.result_int();
+      reply_header_length.reset();
+      if (auto it = message.find(kInferHeaderLength); it != message.end())
+        reply_header_length = ParseLengthHeader(it->value());
+      if (!message.keep_alive()) {
+        connected = false;
+        beast::error_code ignored;
+        stream.socket().close(ignored);
+      }
+      return Status::Ok();
+    }
+  }
+
+  std::string_view ReplyText() const {
+    return {reinterpret_cast<const char*>(reply_body.data()), reply_body.size()};
+  }
+
+  Result<std::string> GetJson(const std::string& target) {
+    HONE_RETURN_IF_ERROR(Exchange(bhttp::verb::get, target, false, false));
+    if (reply_status != 200) return ErrorFromReply(reply_status, ReplyText());
+    return std::string(ReplyText());
+  }
+
+  Result<bool> GetOk(const std::string& target) {
+    HONE_RETURN_IF_ERROR(Exchange(bhttp::verb::get, target, false, false));
+    if (reply_status >= 500) return ErrorFromReply(reply_status, ReplyText());
+    return reply_status == 200;
+  }
+};
+
+namespace {
+
+std::string ModelPath(const std::string& model, int64_t version) {
+  std::string path = "/v2/models/" + PercentEncode(model);
+  if (version > 0) path += "/versions/" + std::to_string(version);
+  return path;
+}
+
+}  // namespace
+
+HttpInferClient::HttpInferClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HttpInferClient::~HttpInferClient() = default;
+
+Result<std::unique_ptr<HttpInferClient>> HttpInferClient::Connect(const std::string& host, uint16_t port,
+                                                                  std::chrono::milliseconds timeout) {
+  auto impl = std::make_unique<Impl>();
+  impl->host = host;
+  impl->port = port;
+  impl->timeout = timeout;
+  tcp::resolver resolver(impl->io);
+  beast::error_code ec;
+  impl->endpoints = resolver.resolve(host, std::to_string(port), ec);
+  if (ec) return Status::Unavailable("resolving " + host + ": " + ec.message());
+  HONE_RETURN_IF_ERROR(impl->ConnectNow());
+  return std::unique_ptr<HttpInferClient>(new HttpInferClient(std::move(impl)));
+}
+
+Result<InferenceResponse> HttpInferClient::Infer(const std::string& model, int64_t version,
+                                                 std::span<const NamedTensor> inputs,
+                                                 const ClientInferOptions& options) {
+  Impl& s = *impl_;
+  HONE_RETURN_IF_ERROR(EncodeInferRequest(inputs, options, s.json, s.binary));
+  const bool binary_body = options.binary_inputs && !inputs.empty();
+  HONE_RETURN_IF_ERROR(s.Exchange(bhttp::verb::post, ModelPath(model, version) + "/infer", true, binary_body));
+  if (s.reply_status != 200) return ErrorFromReply(s.reply_status, s.ReplyText());
+  return DecodeInferResponse(s.reply_body.bytes(), s.reply_body.readable(), s.reply_header_length);
+}
+
+Result<std::vector<ModelStatsSnapshot>> HttpInferClient::GetStatistics(const std::string& model, int64_t version) {
+  const std::string target = model.empty() ? "/v2/models/stats" : ModelPath(model, version) + "/stats";
+  HONE_ASSIGN_OR_RETURN(std::string json, impl_->GetJson(target));
+  return ParseStatisticsJson(json);
+}
+
+Result<ModelMetadataInfo> HttpInferClient::GetModelMetadata(const std::string& model, int64_t version) {
+  HONE_ASSIGN_OR_RETURN(std::string json, impl_->GetJson(ModelPath(model, version)));
+  return ParseModelMetadataJson(json);
+}
+
+Result<bool> HttpInferClient::IsServerLive() { return impl_->GetOk("/v2/health/live"); }
+Result<bool> HttpInferClient::IsServerReady() { return impl_->GetOk("/v2/health/ready"); }
+Result<bool> HttpInferClient::IsModelReady(const std::string& model, int64_t version) {
+  return impl_->GetOk(ModelPath(model, version) + "/ready");
+}
+
+}  // namespace hone::serve::http

@@ -1,0 +1,56 @@
+// A synchronous KServe v2 HTTP client over one keep-alive connection, for `hone bench --url` (one client per
+// worker thread) and for tests. Cheap per call: the request's JSON buffer and the reply buffer are reused, input
+// tensors are sent from their own memory (gather write), and nothing is re-resolved or reconnected while the
+// connection lives.
+//
+//   auto client = HttpInferClient::Connect("127.0.0.1", 8000);
+//   auto reply = (*client)->Infer("fashion", 0, inputs, {.binary_inputs = true, .binary_outputs = true});
+//
+// Not thread-safe: one client per thread. If the server closed the kept-alive connection in between (its idle
+// timeout), a call reconnects and sends again once, before any of the reply has been read.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "serve/core/inference.h"
+#include "serve/core/model_stats.h"
+#include "serve/core/server.h"
+#include "serve/http/client_codec.h"
+
+namespace hone::serve::http {
+
+class HttpInferClient {
+ public:
+  // Resolves and connects. Unavailable when nothing listens there; DeadlineExceeded when `timeout` passes.
+  // `timeout` also bounds every later call (send plus reply).
+  static Result<std::unique_ptr<HttpInferClient>> Connect(const std::string& host, uint16_t port,
+                                                          std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  HttpInferClient(const HttpInferClient&) = delete;
+  HttpInferClient& operator=(const HttpInferClient&) = delete;
+  ~HttpInferClient();
+
+  // POST /v2/models/{model}[/versions/{version}]/infer. version 0: the server picks. The server's error comes back
+  // as a Status (ErrorFromReply); transport failures as Unavailable or DeadlineExceeded.
+  Result<InferenceResponse> Infer(const std::string& model, int64_t version, std::span<const NamedTensor> inputs,
+                                  const ClientInferOptions& options = {});
+
+  // GET /v2/models/{model}[/versions/{version}]/stats; model "": every model.
+  Result<std::vector<ModelStatsSnapshot>> GetStatistics(const std::string& model, int64_t version = 0);
+  Result<ModelMetadataInfo> GetModelMetadata(const std::string& model, int64_t version = 0);
+  Result<bool> IsServerLive();
+  Result<bool> IsServerReady();
+  Result<bool> IsModelReady(const std::string& model, int64_t version = 0);
+
+ private:
+  struct Impl;
+  explicit HttpInferClient(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hone::serve::http

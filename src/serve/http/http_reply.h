@@ -1,0 +1,37 @@
+// One HTTP response as the handlers produce it, before anything wire-specific: status, content type, a body, and
+// optionally a tail of byte ranges written after the body without being copied (the binary outputs of an
+// inference response, kept alive by `keep_alive` until written).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace hone::serve::http {
+
+struct HttpReply {
+  int status = 200;
+  std::string content_type;  // empty: no Content-Type header (an empty body)
+  std::string body;
+  std::vector<std::span<const std::byte>> tail;
+  std::shared_ptr<const void> keep_alive;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+
+  static HttpReply Json(int status, std::string body);
+  // {"error": message} with `status`.
+  static HttpReply Error(int status, std::string_view message);
+  // The error body for a failed Status, with the HTTP status it maps to (http_status.h).
+  static HttpReply FromStatus(const Status& status);
+  // No body at all (health checks).
+  static HttpReply Empty(int status);
+
+  size_t body_size() const;
+};
+
+}  // namespace hone::serve::http

@@ -1,0 +1,200 @@
+#include "serve/http/infer_response_codec.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "serve/http/api_json.h"
+#include "serve/http/float16.h"
+#include "serve/http/json_writer.h"
+
+namespace hone::serve::http {
+namespace {
+
+template <typename T>
+Tensor Make(DataType type, Shape shape, std::vector<T> values) {
+  Tensor t = *Tensor::Allocate(type, std::move(shape));
+  std::memcpy(t.mutable_data(), values.data(), t.byte_size());
+  return t;
+}
+
+InferenceResponse Response(std::vector<NamedTensor> outputs) {
+  InferenceResponse r;
+  r.model_name = "m";
+  r.model_version = 3;
+  r.id = "abc";
+  r.outputs = std::move(outputs);
+  return r;
+}
+
+TEST(InferResponseCodec, JsonOutputsInEveryType) {
+  std::vector<NamedTensor> outs = {
+      {"b", Make<uint8_t>(DataType::kBool, {2}, {1, 0})},
+      {"u64", Make<uint64_t>(DataType::kUint64, {1}, {18446744073709551615ull})},
+      {"i8", Make<int8_t>(DataType::kInt8, {2}, {-128, 5})},
+      {"i64", Make<int64_t>(DataType::kInt64, {1}, {INT64_MIN})},
+      {"f16", Make<uint16_t>(DataType::kFp16, {2}, {0x3E00, 0x0001})},
+      {"bf16", Make<uint16_t>(DataType::kBf16, {1}, {0x3FC0})},
+      {"f32", Make<float>(DataType::kFp32, {2, 2}, {0.1f, 1e-30f, 3.4028235e38f, -0.0f})},
+      {"f64", Make<double>(DataType::kFp64, {1}, {0.1})},
+  };
+  auto enc = EncodeInferResponse(Response(std::move(outs)), {});
+  ASSERT_TRUE(enc.ok()) << enc.status().ToString();
+  EXPECT_FALSE(enc->has_binary);
+  EXPECT_TRUE(enc->binary.empty());
+  auto j = nlohmann::json::parse(enc->json);
+  EXPECT_EQ(j["model_name"], "m");
+  EXPECT_EQ(j["model_version"], "3") << "a string, as KServe v2 has it";
+  EXPECT_EQ(j["id"], "abc");
+  const auto& o = j["outputs"];
+  EXPECT_EQ(o[0]["data"], nlohmann::json({true, false}));
+  EXPECT_EQ(o[1]["data"][0].get<uint64_t>(), 18446744073709551615ull);
+  EXPECT_EQ(o[2]["data"], nlohmann::json({-128, 5}));
+  EXPECT_EQ(o[3]["data"][0].get<int64_t>(), INT64_MIN);
+  EXPECT_EQ(o[4]["data"][0].get<double>(), 1.5);
+  EXPECT_EQ(o[5]["data"][0].get<double>(), 1.5);
+  EXPECT_EQ(o[6]["datatype"], "FP32");
+  EXPECT_EQ(o[6]["shape"], nlohmann::json({2, 2}));
+  // Shortest digits that read back as the same float: 0.1f is written "0.1", not 0.10000000149011612.
+  EXPECT_NE(enc->json.find("[0.1,1e-30,3.4028235e+38,-0]"), std::string::npos) << enc->json;
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(static_cast<float>(o[6]["data"][i].get<double>()), std::vector<float>({0.1f, 1e-30f, 3.4028235e38f, -0.0f})[i]);
+  EXPECT_EQ(o[7]["data"][0].get<double>(), 0.1);
+  EXPECT_EQ(static_cast<float>(o[4]["data"][1].get<double>()), 0x1p-24f) << "the smallest FP16 subnormal";
+}
+
+TEST(InferResponseCodec, NonFiniteValuesAsPythonsJsonReadsThem) {
+  auto enc = EncodeInferResponse(
+      Response({{"f", Make<float>(DataType::kFp32, {3}, {NAN, INFINITY, -INFINITY})},
+                {"h", Make<uint16_t>(DataType::kFp16, {1}, {0xFC00})}}),
+      {});
+  ASSERT_TRUE(enc.ok());
+  EXPECT_NE(enc->json.find("\"data\":[NaN,Infinity,-Infinity]"), std::string::npos) << enc->json;
+  EXPECT_NE(enc->json.find("\"data\":[-Infinity]"), std::string::npos) << enc->json;
+}
+
+TEST(InferResponseCodec, BinaryOutputsAreViewsInOrder) {
+  Tensor a = Make<float>(DataType::kFp32, {3}, {1, 2, 3});
+  Tensor b = Make<int32_t>(DataType::kInt32, {2}, {7, 8});
+  Tensor c = Make<int32_t>(DataType::kInt32, {0}, {});
+  const std::byte* a_data = a.data();
+  ResponseFormat format;
+  format.binary_default = true;
+  format.binary_by_output = {{"b", false}};
+  auto enc = EncodeInferResponse(Response({{"a", a}, {"b", b}, {"c", c}}), format);
+  ASSERT_TRUE(enc.ok());
+  EXPECT_TRUE(enc->has_binary);
+  ASSERT_EQ(enc->binary.size(), 1u) << "b goes as JSON, c has no bytes";
+  EXPECT_EQ(enc->binary[0].data(), a_data) << "no copy";
+  EXPECT_EQ(enc->binary[0].size(), 12u);
+  EXPECT_EQ(enc->body_size(), enc->json.size() + 12);
+  auto j = nlohmann::json::parse(enc->json);
+  EXPECT_EQ(j["outputs"][0]["parameters"]["binary_data_size"], 12);
+  EXPECT_FALSE(j["outputs"][0].contains("data"));
+  EXPECT_EQ(j["outputs"][1]["data"], nlohmann::json({7, 8}));
+  EXPECT_EQ(j["outputs"][2]["parameters"]["binary_data_size"], 0);
+}
+
+TEST(InferResponseCodec, NoIdNoField) {
+  InferenceResponse r = Response({});
+  r.id.clear();
+  auto enc = EncodeInferResponse(std::move(r), {});
+  ASSERT_TRUE(enc.ok());
+  EXPECT_EQ(enc->json, R"({"model_name":"m","model_version":"3","outputs":[]})");
+}
+
+TEST(JsonWriter, EscapesAndReplacesInvalidUtf8) {
+  std::string out;
+  AppendJsonString(out, std::string("a\"b\\c\n\x01\xc3\xa9\xff", 10));
+  EXPECT_EQ(out, "\"a\\\"b\\\\c\\n\\u0001\xc3\xa9\\ufffd\"");
+  EXPECT_EQ(ErrorJson("x"), R"({"error":"x"})");
+  out.clear();
+  AppendJsonString(out, "\xed\xa0\x80");  // an encoded UTF-16 surrogate is not valid UTF-8
+  EXPECT_EQ(out, "\"\\ufffd\\ufffd\\ufffd\"");
+  EXPECT_NO_THROW(nlohmann::json::parse(ErrorJson(std::string("\x80\xfe", 2))));
+}
+
+TEST(JsonWriter, CommasAndNesting) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Field("a", int64_t{-1});
+  w.Key("b");
+  w.BeginArray();
+  w.BeginObject();
+  w.EndObject();
+  w.Null();
+  w.Double(NAN);
+  w.EndArray();
+  w.Key("c");
+  w.Raw("{\"x\":1}");
+  w.EndObject();
+  EXPECT_EQ(out, R"({"a":-1,"b":[{},null,NaN],"c":{"x":1}})");
+}
+
+TEST(Float16, KnownValuesAndRounding) {
+  EXPECT_EQ(FloatToHalf(1.0f), 0x3C00);
+  EXPECT_EQ(FloatToHalf(-2.0f), 0xC000);
+  EXPECT_EQ(FloatToHalf(65504.0f), 0x7BFF);
+  EXPECT_EQ(FloatToHalf(65520.0f), 0x7C00) << "rounds to infinity";
+  EXPECT_EQ(FloatToHalf(65519.0f), 0x7BFF);
+  EXPECT_EQ(FloatToHalf(5.9604645e-8f), 0x0001) << "smallest subnormal";
+  EXPECT_EQ(FloatToHalf(2.9802322e-8f), 0x0000) << "half of it ties to even (zero)";
+  EXPECT_EQ(FloatToHalf(1.0f + 1.0f / 2048), 0x3C00) << "tie to even";
+  EXPECT_EQ(FloatToHalf(1.0f + 3.0f / 2048), 0x3C02);
+  EXPECT_EQ(FloatToHalf(NAN) & 0x7E00, 0x7E00);
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    if ((h & 0x7C00) == 0x7C00 && (h & 0x3FF)) continue;  // NaNs
+    EXPECT_EQ(FloatToHalf(HalfToFloat(static_cast<uint16_t>(h))), h) << h;
+  }
+  EXPECT_EQ(FloatToBf16(1.5f), 0x3FC0);
+  EXPECT_EQ(Bf16ToFloat(0x3FC0), 1.5f);
+  EXPECT_EQ(FloatToBf16(1.0f + 1.0f / 256), 0x3F80) << "tie to even";
+  EXPECT_TRUE(std::isnan(Bf16ToFloat(FloatToBf16(NAN))));
+}
+
+TEST(ApiJson, StatisticsHaveTritonsShape) {
+  ModelStatsSnapshot s;
+  s.name = "m";
+  s.version = 2;
+  s.inference_count = 5;
+  s.success = {5, 500};
+  BatchSizeStats b;
+  b.batch_size = 4;
+  b.compute_infer = {1, 99};
+  s.batch_stats = {b};
+  auto j = nlohmann::json::parse(StatisticsJson({s}));
+  const auto& m = j["model_stats"][0];
+  EXPECT_EQ(m["name"], "m");
+  EXPECT_EQ(m["version"], "2");
+  EXPECT_EQ(m["inference_count"], 5);
+  EXPECT_EQ(m["inference_stats"]["success"]["ns"], 500);
+  for (const char* k : {"success", "fail", "queue", "compute_input", "compute_infer", "compute_output", "cache_hit",
+                        "cache_miss"})
+    EXPECT_TRUE(m["inference_stats"][k].contains("count")) << k;
+  EXPECT_EQ(m["batch_stats"][0]["batch_size"], 4);
+  EXPECT_EQ(m["batch_stats"][0]["compute_infer"]["ns"], 99);
+}
+
+TEST(ApiJson, MetadataAndIndex) {
+  ModelMetadataInfo info;
+  info.name = "m";
+  info.versions = {"1", "2"};
+  info.platform = "onnxruntime_onnx";
+  info.inputs = {{"x", DataType::kFp32, {-1, 3}}};
+  auto j = nlohmann::json::parse(ModelMetadataJson(info));
+  EXPECT_EQ(j["versions"], nlohmann::json({"1", "2"}));
+  EXPECT_EQ(j["inputs"][0]["shape"], nlohmann::json({-1, 3}));
+  EXPECT_EQ(j["inputs"][0]["datatype"], "FP32");
+  EXPECT_EQ(j["outputs"], nlohmann::json::array());
+  auto index = nlohmann::json::parse(RepositoryIndexJson({{"a", "1", "READY", ""}, {"b", "", "UNAVAILABLE", "no"}}));
+  EXPECT_EQ(index[0], nlohmann::json({{"name", "a"}, {"version", "1"}, {"state", "READY"}}));
+  EXPECT_EQ(index[1]["reason"], "no");
+  EXPECT_FALSE(index[1].contains("version"));
+}
+
+}  // namespace
+}  // namespace hone::serve::http
