@@ -10,7 +10,8 @@ std::string ReportToCsv(const BenchReport& r) {
   out +=
       "Batch,Inferences/Second,Requests/Second,p50 latency,p90 latency,p95 latency,p99 latency,p99.9 latency,"
       "Max latency,Avg latency,Requests,Errors,Error Rate,CPU Cores Used,Peak RSS Bytes,Cost per 1000 Predictions,"
-      "Stable,Mode,Session Options\n";
+      "Stable,Mode,Session Options,Server Queue,Server Compute Input,Server Compute Infer,Server Compute Output,"
+      "Server Overhead,Server Average Batch\n";
   for (const PointResult& p : r.points) {
     const LatencyHistogram& h = p.latency;
     auto us = [](uint64_t ns) { return fmt::format("{:.1f}", ns / 1e3); };
@@ -19,12 +20,20 @@ std::string ReportToCsv(const BenchReport& r) {
     else
       out += fmt::format("{},", p.point.concurrency);
     auto cost = p.CostPer1000(r.cost_per_hour);
-    out += fmt::format("{},{:.2f},{:.2f},{},{},{},{},{},{},{:.1f},{},{},{:.6f},{:.3f},{},{},{},{},\"{}\"\n", p.point.batch,
+    out += fmt::format("{},{:.2f},{:.2f},{},{},{},{},{},{},{:.1f},{},{},{:.6f},{:.3f},{},{},{},{},\"{}\"", p.point.batch,
                        p.throughput_sps(), p.throughput_rps(), us(h.Percentile(50)), us(h.Percentile(90)),
                        us(h.Percentile(95)), us(h.Percentile(99)), us(h.Percentile(99.9)), us(h.max()),
                        h.mean() / 1e3, p.requests, p.errors, p.error_rate(), p.cpu_cores_used(), p.peak_rss_bytes,
                        cost ? fmt::format("{:.8f}", *cost) : "", p.stable() ? "yes" : "no",
-                       LoadModeName(p.point.mode), r.sessions.at(p.point.session_index).options.ToString());
+                       LoadModeName(p.point.mode), r.SessionLabel(p.point.session_index));
+    // perf_analyzer's server columns are microseconds per request; empty for an in-process target.
+    if (p.server) {
+      const ServerBreakdown& s = *p.server;
+      out += fmt::format(",{:.1f},{:.1f},{:.1f},{:.1f},{:.1f},{:.2f}\n", s.queue_us, s.compute_input_us,
+                         s.compute_infer_us, s.compute_output_us, s.overhead_us(), s.average_batch());
+    } else {
+      out += ",,,,,,\n";
+    }
   }
   return out;
 }

@@ -24,7 +24,7 @@ nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
   nlohmann::json j = {
       {"label", p.point.Label()},
       {"session_index", p.point.session_index},
-      {"session_options", report.sessions.at(p.point.session_index).options.ToString()},
+      {"session_options", report.SessionLabel(p.point.session_index)},
       {"mode", LoadModeName(p.point.mode)},
       {"batch", p.point.batch},
       {"latency_us",
@@ -50,6 +50,15 @@ nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
   else
     j["concurrency"] = p.point.concurrency;
   if (auto cost = p.CostPer1000(report.cost_per_hour)) j["cost_per_1000_predictions"] = *cost;
+  if (p.server) {
+    const ServerBreakdown& s = *p.server;
+    j["server"] = {{"requests", s.requests},           {"failures", s.failures},
+                   {"inferences", s.inferences},       {"executions", s.executions},
+                   {"average_batch", s.average_batch()}, {"request_us", s.request_us},
+                   {"queue_us", s.queue_us},           {"compute_input_us", s.compute_input_us},
+                   {"compute_infer_us", s.compute_infer_us}, {"compute_output_us", s.compute_output_us},
+                   {"overhead_us", s.overhead_us()}};
+  }
   nlohmann::json windows = nlohmann::json::array();
   for (const auto& w : p.windows)
     windows.push_back({{"requests_per_s", w.throughput_per_s}, {"p99_us", Us(w.p99_ns)}, {"requests", w.requests},

@@ -35,6 +35,7 @@ void AppendHeader(std::string& out, const BenchReport& r) {
 }
 
 void AppendSessions(std::string& out, const BenchReport& r) {
+  if (r.sessions.empty()) return;  // a remote target: the server loaded the model, not this process
   out += "\nsessions (load: wall time; memory: RSS added by loading; first: the first request after load; "
          "threads: in the process once loaded)\n";
   for (size_t i = 0; i < r.sessions.size(); ++i) {
@@ -79,6 +80,22 @@ std::string ReportToText(const BenchReport& r) {
   }
   out += "latency per request (batch) from send to result; cpu: process CPU time / wall time, in cores; "
          "histogram error <= 0.4%\n";
+  bool remote = false;
+  for (const PointResult& p : r.points) remote = remote || p.server.has_value();
+  if (remote) {
+    out += "\nserver side, per request (the server's statistics over each point, warm-up included): queue, "
+           "compute input / infer / output, and the rest (parsing, scheduling, serialization)\n";
+    for (const PointResult& p : r.points) {
+      if (!p.server) continue;
+      const ServerBreakdown& s = *p.server;
+      auto us = [](double v) { return FormatDuration(v * 1e3); };
+      out += fmt::format("  {:<34} request {:>9} = queue {:>9} + input {:>9} + infer {:>9} + output {:>9} + other "
+                         "{:>9}; {} requests, {} failed, {:.2f} rows per execution\n",
+                         p.point.Label(), us(s.request_us), us(s.queue_us), us(s.compute_input_us),
+                         us(s.compute_infer_us), us(s.compute_output_us), us(s.overhead_us()), s.requests,
+                         s.failures, s.average_batch());
+    }
+  }
   for (const PointResult& p : r.points) {
     if (p.errors_anywhere > 0)
       out += fmt::format("errors at '{}': {} in the whole point ({} of {} in the reported windows), first: {}\n",

@@ -23,4 +23,8 @@ uint64_t BenchReport::total_errors() const {
   return n;
 }
 
+std::string BenchReport::SessionLabel(size_t index) const {
+  return index < sessions.size() ? sessions[index].options.ToString() : "server";
+}
+
 }  // namespace hone::bench

@@ -16,6 +16,28 @@
 
 namespace hone::bench {
 
+// What the server says a point cost: the deltas of its statistics extension over the whole point (warm-up
+// included), averaged per request, as perf_analyzer reports its server-side breakdown.
+struct ServerBreakdown {
+  uint64_t requests = 0;     // successful requests the server counted
+  uint64_t failures = 0;     // failed ones
+  uint64_t inferences = 0;   // rows inferred (a batch of 8 counts 8)
+  uint64_t executions = 0;   // model executions (batches the server ran)
+  double request_us = 0;     // per request: arrival to response, inside the server
+  double queue_us = 0;
+  double compute_input_us = 0;
+  double compute_infer_us = 0;
+  double compute_output_us = 0;
+
+  // Rows per model execution: how well the server's batcher combined requests.
+  double average_batch() const { return executions ? double(inferences) / double(executions) : 0; }
+  // Time inside the server not spent queued or computing (parsing, scheduling, serialization).
+  double overhead_us() const {
+    double rest = request_us - queue_us - compute_input_us - compute_infer_us - compute_output_us;
+    return rest > 0 ? rest : 0;
+  }
+};
+
 // One measurement point, over the windows that were reported (the last `stability.windows` of them).
 struct PointResult {
   BenchPoint point;
@@ -32,6 +54,7 @@ struct PointResult {
   std::vector<WindowSummary> windows;  // every window measured, warm-up excluded
   Decision decision = Decision::kContinue;
   std::vector<Verdict> verdicts;   // the stopping rule's verdicts on the reported windows
+  std::optional<ServerBreakdown> server;  // remote targets only
 
   bool stable() const { return decision == Decision::kStable; }
   double throughput_rps() const { return duration_s > 0 ? requests / duration_s : 0; }
@@ -72,8 +95,11 @@ struct BenchReport {
   RunLength run;
   double cost_per_hour = 0;
   ColdStart cold_start;
-  std::vector<SessionRecord> sessions;
+  std::vector<SessionRecord> sessions;  // in-process targets: one per runtime configuration; empty for a server
   std::vector<PointResult> points;
+
+  // The runtime configuration a point ran under ("intra=1 ..."), or "server" for a remote target.
+  std::string SessionLabel(size_t index) const;
 
   bool all_stable() const;
   uint64_t total_errors() const;

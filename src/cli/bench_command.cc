@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "bench/bench_runner.h"
+#include "bench/remote_runner.h"
 #include "bench/report.h"
 #include "cli/common_flags.h"
 #include "cli/commands.h"
@@ -23,6 +24,9 @@ struct BenchFlags {
   double tolerance_percent = 10;
   std::string json_path, csv_path;
   bool quiet = false;
+  bench::RemoteSettings remote;  // with --url
+  std::string protocol = "http";
+  std::string tensors = "binary";
 };
 
 // Which load mode the flags ask for: --rate is open loop, --concurrency closed loop, --batch alone offline.
@@ -42,6 +46,30 @@ Status ResolveMode(CLI::App& sub, BenchFlags& f) {
     f.settings.arrival = bench::ArrivalProcess::kConstant;
   else
     return Status::InvalidArgument("--arrival '" + f.arrival + "': expected poisson or constant");
+  if (f.protocol == "http") {
+    f.remote.protocol = bench::RemoteProtocol::kHttp;
+  } else if (f.protocol == "grpc") {
+    f.remote.protocol = bench::RemoteProtocol::kGrpc;
+  } else {
+    return Status::InvalidArgument("--protocol '" + f.protocol + "': expected http or grpc");
+  }
+  if (f.tensors != "binary" && f.tensors != "json")
+    return Status::InvalidArgument("--tensors '" + f.tensors + "': expected binary or json");
+  f.remote.binary = f.tensors == "binary";
+  if (f.remote.url.empty()) {
+    for (const char* flag : {"--protocol", "--tensors", "--model-version"})
+      if (sub.count(flag)) return Status::InvalidArgument(std::string(flag) + " needs --url");
+  } else {
+    f.remote.model = f.settings.model_path;
+    // The server decides how the model runs; a runtime flag here would be silently meaningless.
+    for (const char* flag : {"--intra-op-threads", "--inter-op-threads", "--execution-mode", "--graph-opt", "--spin",
+                             "--arena", "--save-optimized"})
+      if (sub.count(flag))
+        return Status::InvalidArgument(std::string(flag) + " does not apply with --url: set it in the model's "
+                                       "config.pbtxt on the server");
+    if (f.remote.protocol == bench::RemoteProtocol::kGrpc && sub.count("--tensors"))
+      return Status::InvalidArgument("--tensors applies to HTTP only (gRPC always sends raw tensor bytes)");
+  }
   f.settings.run.window_s = f.window_ms / 1000.0;
   f.settings.run.stability.tolerance = f.tolerance_percent / 100.0;
   return Status::Ok();
@@ -49,7 +77,13 @@ Status ResolveMode(CLI::App& sub, BenchFlags& f) {
 
 void AddFlags(CLI::App& sub, BenchFlags& f) {
   bench::BenchSettings& s = f.settings;
-  sub.add_option("model", s.model_path, "the .onnx file")->required();
+  sub.add_option("model", s.model_path, "the .onnx file; with --url, the model's name on the server")->required();
+  sub.add_option("--url", f.remote.url, "measure a running KServe v2 server at HOST:PORT instead of in process");
+  sub.add_option("--protocol", f.protocol, "with --url: http | grpc")->capture_default_str();
+  sub.add_option("--tensors", f.tensors, "with --url over HTTP: binary (the binary data extension) | json")
+      ->capture_default_str();
+  sub.add_option("--model-version", f.remote.version, "with --url: the version to use (0: the server picks)")
+      ->capture_default_str();
   AddInputFlags(sub, s.inputs, f.inputs);
   sub.add_option("--concurrency", s.concurrency, "closed loop: requests outstanding (list, e.g. 1,2,4,8)")
       ->delimiter(',');
@@ -98,7 +132,8 @@ int Run(CLI::App& sub, BenchFlags& f) {
                 << std::flush;
     };
   }
-  auto report = bench::RunBench(f.settings, hooks);
+  auto report = f.remote.url.empty() ? bench::RunBench(f.settings, hooks)
+                                     : bench::RunRemoteBench(f.settings, f.remote, hooks);
   if (tty) std::cerr << "\r\033[K" << std::flush;
   if (!report.ok()) return fail(report.status());
 
@@ -123,8 +158,8 @@ int Run(CLI::App& sub, BenchFlags& f) {
 
 Command AddBenchCommand(CLI::App& app) {
   auto flags = std::make_shared<BenchFlags>();
-  CLI::App* sub = app.add_subcommand("bench", "measure a model in process: latency percentiles, throughput, "
-                                              "CPU, memory, cold start, cost");
+  CLI::App* sub = app.add_subcommand("bench", "measure a model in process, or a server with --url: latency "
+                                              "percentiles, throughput, CPU, memory, cold start, cost");
   AddFlags(*sub, *flags);
   return [sub, flags] { return Run(*sub, *flags); };
 }

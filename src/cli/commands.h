@@ -11,6 +11,7 @@ using Command = std::function<int()>;
 
 Command AddInfoCommand(CLI::App& app);
 Command AddBenchCommand(CLI::App& app);
+Command AddServeCommand(CLI::App& app);
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;

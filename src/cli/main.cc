@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   };
   add(hone::cli::AddInfoCommand);
   add(hone::cli::AddBenchCommand);
+  add(hone::cli::AddServeCommand);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,118 @@
+#include "bench/remote_client.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "serve/grpc/grpc_infer_client.h"
+#include "serve/http/http_infer_client.h"
+
+namespace hone::bench {
+namespace {
+
+class HttpClient final : public RemoteClient {
+ public:
+  HttpClient(RemoteSettings settings, std::string host, int port,
+             std::unique_ptr<serve::http::HttpInferClient> client)
+      : settings_(std::move(settings)), host_(std::move(host)), port_(port), client_(std::move(client)) {
+    options_.binary_inputs = settings_.binary;
+    options_.binary_outputs = settings_.binary;
+  }
+
+  Result<std::unique_ptr<RemoteClient>> Clone() const override {
+    HONE_ASSIGN_OR_RETURN(auto client, serve::http::HttpInferClient::Connect(host_, static_cast<uint16_t>(port_)));
+    return std::unique_ptr<RemoteClient>(new HttpClient(settings_, host_, port_, std::move(client)));
+  }
+  Status Infer(std::span<const NamedTensor> inputs) override {
+    return client_->Infer(settings_.model, settings_.version, inputs, options_).status();
+  }
+  Result<serve::ModelMetadataInfo> Metadata() override {
+    return client_->GetModelMetadata(settings_.model, settings_.version);
+  }
+  Result<serve::ModelStatsSnapshot> Statistics() override {
+    HONE_ASSIGN_OR_RETURN(auto all, client_->GetStatistics(settings_.model, settings_.version));
+    if (all.size() != 1) {
+      return Status(StatusCode::kFailedPrecondition,
+                    fmt::format("model '{}': the server reports {} versions; name one with --model-version",
+                                settings_.model, all.size()));
+    }
+    return all.front();
+  }
+  Result<bool> IsModelReady() override { return client_->IsModelReady(settings_.model, settings_.version); }
+  std::string Describe() const override {
+    return fmt::format("KServe v2 HTTP ({} tensors) at {}:{}, model '{}'", settings_.binary ? "binary" : "JSON",
+                       host_, port_, settings_.model);
+  }
+
+ private:
+  RemoteSettings settings_;
+  std::string host_;
+  int port_;
+  std::unique_ptr<serve::http::HttpInferClient> client_;
+  serve::http::ClientInferOptions options_;
+};
+
+class GrpcClient final : public RemoteClient {
+ public:
+  GrpcClient(RemoteSettings settings, std::unique_ptr<serve::GrpcInferClient> client)
+      : settings_(std::move(settings)), client_(std::move(client)) {}
+
+  // A clone shares the channel (gRPC multiplexes calls over one HTTP/2 connection, as tritonclient does).
+  Result<std::unique_ptr<RemoteClient>> Clone() const override {
+    return std::unique_ptr<RemoteClient>(new GrpcClient(settings_, client_->Clone()));
+  }
+  Status Infer(std::span<const NamedTensor> inputs) override {
+    return client_->Infer(settings_.model, settings_.version, inputs).status();
+  }
+  Result<serve::ModelMetadataInfo> Metadata() override {
+    return client_->GetModelMetadata(settings_.model, settings_.version);
+  }
+  Result<serve::ModelStatsSnapshot> Statistics() override {
+    return client_->Statistics(settings_.model, settings_.version);
+  }
+  Result<bool> IsModelReady() override { return client_->IsModelReady(settings_.model, settings_.version); }
+  std::string Describe() const override {
+    return fmt::format("KServe v2 gRPC at {}, model '{}'", client_->address(), settings_.model);
+  }
+
+ private:
+  RemoteSettings settings_;
+  std::unique_ptr<serve::GrpcInferClient> client_;
+};
+
+}  // namespace
+
+Status ParseUrl(const std::string& url, std::string* host, int* port) {
+  std::string_view text = url;
+  for (std::string_view scheme : {"http://", "grpc://"}) {
+    if (text.substr(0, scheme.size()) == scheme) text.remove_prefix(scheme.size());
+  }
+  while (!text.empty() && text.back() == '/') text.remove_suffix(1);
+  size_t colon = text.rfind(':');
+  auto bad = [&] {
+    return Status::InvalidArgument(fmt::format("--url '{}': expected HOST:PORT, e.g. 127.0.0.1:8000", url));
+  };
+  if (colon == std::string_view::npos || colon == 0) return bad();
+  std::string_view port_text = text.substr(colon + 1);
+  int value = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || value < 1 || value > 65535) return bad();
+  *host = std::string(text.substr(0, colon));
+  if (host->size() >= 2 && host->front() == '[' && host->back() == ']') *host = host->substr(1, host->size() - 2);
+  *port = value;
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<RemoteClient>> RemoteClient::Connect(const RemoteSettings& settings) {
+  std::string host;
+  int port = 0;
+  HONE_RETURN_IF_ERROR(ParseUrl(settings.url, &host, &port));
+  if (settings.protocol == RemoteProtocol::kHttp) {
+    HONE_ASSIGN_OR_RETURN(auto client, serve::http::HttpInferClient::Connect(host, static_cast<uint16_t>(port)));
+    return std::unique_ptr<RemoteClient>(new HttpClient(settings, host, port, std::move(client)));
+  }
+  HONE_ASSIGN_OR_RETURN(auto client, serve::GrpcInferClient::Connect(host, port));
+  return std::unique_ptr<RemoteClient>(new GrpcClient(settings, std::move(client)));
+}
+
+}  // namespace hone::bench

@@ -1,0 +1,110 @@
+#include "bench/remote_runner.h"
+
+#include <fmt/format.h>
+
+#include "bench/remote_target.h"
+#include "bench/system_info.h"
+#include "runtime/input_pool.h"
+
+namespace hone::bench {
+namespace {
+
+std::string_view ArrivalName(ArrivalProcess p) { return p == ArrivalProcess::kPoisson ? "poisson" : "constant"; }
+
+// The server's metadata in the runtime's terms, so that InputPool builds inputs exactly as for a local model.
+runtime::ModelMetadata ToRuntimeMetadata(const serve::ModelMetadataInfo& info) {
+  runtime::ModelMetadata metadata;
+  auto convert = [](const serve::TensorMetadata& t) {
+    runtime::IoSpec spec;
+    spec.name = t.name;
+    spec.type = t.type;
+    spec.onnx_type = std::string(DataTypeName(t.type));
+    spec.shape = t.shape;
+    spec.symbols.assign(t.shape.size(), "");
+    return spec;
+  };
+  for (const auto& t : info.inputs) metadata.inputs.push_back(convert(t));
+  for (const auto& t : info.outputs) metadata.outputs.push_back(convert(t));
+  metadata.graph_name = info.name;
+  return metadata;
+}
+
+double PerRequestUs(const serve::DurationStat& before, const serve::DurationStat& after, uint64_t requests) {
+  if (requests == 0) return 0;
+  return static_cast<double>(after.ns - before.ns) / 1e3 / static_cast<double>(requests);
+}
+
+}  // namespace
+
+ServerBreakdown BreakdownBetween(const serve::ModelStatsSnapshot& before, const serve::ModelStatsSnapshot& after) {
+  ServerBreakdown b;
+  b.requests = after.success.count - before.success.count;
+  b.failures = after.fail.count - before.fail.count;
+  b.inferences = after.inference_count - before.inference_count;
+  b.executions = after.execution_count - before.execution_count;
+  b.request_us = PerRequestUs(before.success, after.success, b.requests);
+  b.queue_us = PerRequestUs(before.queue, after.queue, b.requests);
+  b.compute_input_us = PerRequestUs(before.compute_input, after.compute_input, b.requests);
+  b.compute_infer_us = PerRequestUs(before.compute_infer, after.compute_infer, b.requests);
+  b.compute_output_us = PerRequestUs(before.compute_output, after.compute_output, b.requests);
+  return b;
+}
+
+Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSettings& remote,
+                                   const RunnerHooks& hooks) {
+  BenchSettings checked = settings;
+  checked.model_path = remote.model;  // Validate wants a model; here it is the server's model name
+  HONE_RETURN_IF_ERROR(checked.Validate());
+  auto say = [&](const std::string& s) {
+    if (hooks.status) hooks.status(s);
+  };
+  say("connecting to " + remote.url);
+  HONE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteClient> control, RemoteClient::Connect(remote));
+  HONE_ASSIGN_OR_RETURN(bool ready, control->IsModelReady());
+  if (!ready) {
+    return Status(StatusCode::kFailedPrecondition,
+                  fmt::format("model '{}' is not ready on the server at {}", remote.model, remote.url));
+  }
+  HONE_ASSIGN_OR_RETURN(serve::ModelMetadataInfo info, control->Metadata());
+  runtime::ModelMetadata metadata = ToRuntimeMetadata(info);
+
+  BenchReport report;
+  report.model_path = fmt::format("{} (on {})", remote.model, remote.url);
+  report.run = settings.run;
+  report.cost_per_hour = settings.cost_per_hour;
+  report.target = control->Describe();
+  if (settings.mode == LoadMode::kOpenLoop) report.arrival = ArrivalName(settings.arrival);
+  for (const auto& in : metadata.inputs) report.model_inputs.push_back(in.ToString());
+  for (const auto& out : metadata.outputs) report.model_outputs.push_back(out.ToString());
+
+  HONE_ASSIGN_OR_RETURN(runtime::InputPool pool, runtime::InputPool::Create(metadata, settings.inputs));
+  report.input_source = pool.description();
+  std::vector<int64_t> batches = settings.batch_sizes;
+  if (batches.empty()) batches = {pool.default_batch()};
+  for (int64_t b : batches) HONE_RETURN_IF_ERROR(pool.CheckBatch(b));
+
+  LoadOptions load;
+  load.arrival = settings.arrival;
+  load.arrival_seed = settings.arrival_seed;
+  load.open_loop_workers = settings.open_loop_workers > 0 ? settings.open_loop_workers : 64;
+
+  std::vector<std::string> names;
+  for (const auto& in : metadata.inputs) names.push_back(in.name);
+  HONE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteClient> prototype, control->Clone());
+  RemoteTarget target(std::move(prototype), names);
+  for (BenchPoint& point : ExpandPoints(settings, 1, batches)) {
+    HONE_ASSIGN_OR_RETURN(RequestSet requests, MakeRequests(pool, point.batch));
+    say("measuring " + point.Label() + " against " + remote.url);
+    Result<serve::ModelStatsSnapshot> before = control->Statistics();
+    HONE_ASSIGN_OR_RETURN(PointResult result,
+                          MeasurePoint(target, requests, point, settings.run, load, hooks.window_done));
+    Result<serve::ModelStatsSnapshot> after = control->Statistics();
+    // A server without the statistics extension still gets measured; it just has no breakdown.
+    if (before.ok() && after.ok()) result.server = BreakdownBetween(*before, *after);
+    report.points.push_back(std::move(result));
+  }
+  report.system = ReadSystemInfo();
+  return report;
+}
+
+}  // namespace hone::bench
