@@ -11,6 +11,8 @@ using Command = std::function<int()>;
 
 Command AddInfoCommand(CLI::App& app);
 Command AddBenchCommand(CLI::App& app);
+Command AddCompareCommand(CLI::App& app);
+Command AddEvaluateCommand(CLI::App& app);
 Command AddServeCommand(CLI::App& app);
 
 inline constexpr int kExitOk = 0;

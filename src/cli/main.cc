@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   };
   add(hone::cli::AddInfoCommand);
   add(hone::cli::AddBenchCommand);
+  add(hone::cli::AddCompareCommand);
+  add(hone::cli::AddEvaluateCommand);
   add(hone::cli::AddServeCommand);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,77 @@
+#include "check/compare_report.h"
+#include "check/report_format.h"
+
+namespace hone::check {
+namespace {
+
+nlohmann::json SideJson(DataType type, const Shape& shape, const NonFiniteCounts& counts) {
+  return {{"datatype", DataTypeName(type)}, {"shape", shape}, {"nan", counts.nan}, {"inf", counts.inf}};
+}
+
+nlohmann::json OutputJson(const OutputComparison& o) {
+  nlohmann::json j = {
+      {"reference_name", o.reference_name},
+      {"candidate_name", o.candidate_name},
+      {"reference", SideJson(o.reference_type, o.reference_shape, o.reference_non_finite)},
+      {"candidate", SideJson(o.candidate_type, o.candidate_shape, o.candidate_non_finite)},
+      {"shapes_match", o.shapes_match},
+      {"tolerance",
+       {{"atol", o.tolerance.atol}, {"rtol", o.tolerance.rtol}, {"statistic", o.tolerance.statistic.Name()}}},
+      {"passed", o.passed},
+      {"failure", o.failure},
+  };
+  if (!o.shapes_match) return j;
+  const ErrorStats& e = o.errors;
+  const MatchResult& m = o.match;
+  j["elements"] = e.elements;
+  j["finite_pairs"] = e.finite_pairs;
+  j["abs_error"] = {{"max", JsonNumber(e.max_abs)}, {"mean", JsonNumber(e.mean_abs)}, {"p99", JsonNumber(e.p99_abs)}};
+  j["rel_error"] = {{"max", JsonNumber(e.max_rel)}, {"mean", JsonNumber(e.mean_rel)}, {"p99", JsonNumber(e.p99_rel)}};
+  j["cosine_similarity"] = JsonNumber(e.cosine_similarity);
+  j["mismatched"] = m.mismatched;
+  j["non_finite_mismatches"] = m.non_finite_mismatches;
+  j["unjudged"] = m.unjudged;
+  j["statistic_value"] = {{"abs", JsonNumber(m.statistic_abs)}, {"rel", JsonNumber(m.statistic_rel)}};
+  j["min_passing"] = {{"atol", JsonNumber(m.min_atol)}, {"rtol", JsonNumber(m.min_rtol)}};
+  if (e.worst_index >= 0)
+    j["largest_error"] = {{"index", ElementIndexVector(e.worst_index, o.reference_shape)},
+                          {"reference", JsonNumber(o.worst_reference)},
+                          {"candidate", JsonNumber(o.worst_candidate)}};
+  if (const auto& c = o.classifier)
+    j["classifier"] = {{"rows", c->rows},
+                       {"classes", c->classes},
+                       {"argmax_agreements", c->argmax_agreements},
+                       {"argmax_agreement", c->argmax_agreement},
+                       {"top_k", c->k},
+                       {"top_k_overlap", c->topk_overlap}};
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json CompareReportToJson(const CompareReport& r) {
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const auto& o : r.outputs) outputs.push_back(OutputJson(o));
+  return {
+      {"reference", r.reference},
+      {"candidate", r.candidate},
+      {"inputs", r.inputs},
+      {"runtime", r.runtime},
+      {"machine", r.machine},
+      {"rule", kCompareRule},
+      {"units",
+       {{"abs_error", "the output's own units"},
+        {"rel_error", "ratio to |reference|"},
+        {"cosine_similarity", "ratio"},
+        {"argmax_agreement", "ratio"},
+        {"non_finite_numbers", "written as the strings inf, -inf, nan"}}},
+      {"outputs", outputs},
+      {"reference_only", r.reference_only},
+      {"candidate_only", r.candidate_only},
+      {"validate", r.validate},
+      {"validation_failures", r.validation_failures},
+      {"passed", r.passed()},
+  };
+}
+
+}  // namespace hone::check

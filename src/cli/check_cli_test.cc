@@ -1,0 +1,215 @@
+// End-to-end tests of hone compare and hone evaluate: the binary runs as a child process; its exit status, stdout,
+// stderr and JSON reports are checked. Exit codes: 0 ok, 1 a check failed, 2 bad usage.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "check/test_models.h"
+#include "tensor/npz.h"
+
+extern char** environ;
+
+namespace hone {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+const std::string kHone = HONE_BINARY_DIR "/hone";
+const std::string kDir = HONE_SOURCE_DIR "/models/fashion_mnist/";
+const std::string kModel = kDir + "model.onnx";
+const std::string kData = kDir + "test.npz";
+const std::string kLogits = kDir + "reference_logits.npy";
+
+struct Ran {
+  int code = -1;
+  std::string out, err;
+  std::string Describe() const { return "exit " + std::to_string(code) + "\nstdout:\n" + out + "\nstderr:\n" + err; }
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CheckCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("hone_check_cli_" + std::to_string(::getpid())));
+    fs::create_directories(*dir_);
+    // One weight tensor scaled by 1.001, and one class's output weights zeroed.
+    ASSERT_EQ(check::testing::ScaleWeights(kModel, "fc2.weight", 1.001f, Path("scaled.onnx")), "");
+    ASSERT_EQ(check::testing::EditWeights(kModel, "fc2.weight", Path("broken.onnx"),
+                                          [](std::span<float> w) { std::fill(w.begin(), w.begin() + 64, 0.0f); }),
+              "");
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(*dir_, ec);
+    delete dir_;
+  }
+  static std::string Path(const std::string& name) { return (*dir_ / name).string(); }
+
+  // Runs hone with `args` (stdin empty, stdout and stderr captured apart).
+  static Ran Hone(std::vector<std::string> args) {
+    const std::string out_path = Path(".stdout"), err_path = Path(".stderr");
+    std::vector<char*> argv = {const_cast<char*>(kHone.c_str())};
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, kHone.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    Ran r;
+    if (rc != 0) {
+      ADD_FAILURE() << "cannot start " << kHone << ": " << std::strerror(rc);
+      return r;
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
+    r.out = ReadAll(out_path);
+    r.err = ReadAll(err_path);
+    return r;
+  }
+
+  static nlohmann::json Json(const std::string& path) {
+    auto j = nlohmann::json::parse(ReadAll(path), nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << path;
+    return j;
+  }
+
+  static fs::path* dir_;
+};
+fs::path* CheckCliTest::dir_ = nullptr;
+
+// Exit 2, nothing on stdout, a message on stderr naming what is at fault.
+void ExpectUsage(const Ran& r, std::initializer_list<std::string> parts) {
+  EXPECT_EQ(r.code, 2) << r.Describe();
+  EXPECT_EQ(r.out, "") << r.Describe();
+  for (const auto& p : parts) EXPECT_THAT(r.err, HasSubstr(p)) << r.Describe();
+}
+
+TEST_F(CheckCliTest, CompareModelWithItselfPasses) {
+  Ran r = Hone({"compare", kModel, kModel, "--data", kData, "--batch", "100", "--json", Path("self.json")});
+  ASSERT_EQ(r.code, 0) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("result     PASS: 1 of 1 outputs matched"));
+  EXPECT_EQ(r.err, "");
+  auto j = Json(Path("self.json"));
+  EXPECT_EQ(j["passed"], true);
+  EXPECT_EQ(j["outputs"][0]["abs_error"]["max"], 0.0);
+  EXPECT_EQ(j["outputs"][0]["reference"]["shape"], nlohmann::json::parse("[2000, 10]"));
+}
+
+TEST_F(CheckCliTest, CompareScaledWeightsFailsWithExitOne) {
+  Ran r = Hone({"compare", kModel, Path("scaled.onnx"), "--data", kData, "--batch", "100", "--json",
+                Path("scaled.json")});
+  ASSERT_EQ(r.code, 1) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("FAIL"));
+  EXPECT_THAT(r.out, HasSubstr("would pass with"));
+  auto j = Json(Path("scaled.json"));
+  EXPECT_EQ(j["passed"], false);
+  EXPECT_GT(j["outputs"][0]["mismatched"].get<int64_t>(), 0);
+  const double atol = j["outputs"][0]["min_passing"]["atol"].get<double>();
+  // The smallest atol the report gives is one that passes.
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", atol);
+  EXPECT_EQ(Hone({"compare", kModel, Path("scaled.onnx"), "--data", kData, "--batch", "100", "--atol", text}).code, 0);
+}
+
+TEST_F(CheckCliTest, CompareAgainstPyTorchLogitsAndSavedOutputs) {
+  Ran r = Hone({"compare", kLogits, kModel, "--data", kData, "--atol", "1e-4", "--rtol", "0", "--batch", "100",
+                "--save-candidate-outputs", Path("ort.npz")});
+  ASSERT_EQ(r.code, 0) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("saved outputs '" + kLogits + "'"));
+  Ran saved = Hone({"compare", Path("ort.npz"), kModel, "--data", kData, "--batch", "50"});
+  EXPECT_EQ(saved.code, 0) << saved.Describe();
+  Ran files = Hone({"compare", Path("ort.npz"), kLogits, "--atol", "logits:1e-4", "--rtol", "0"});
+  EXPECT_EQ(files.code, 0) << files.Describe();
+}
+
+TEST_F(CheckCliTest, CompareBadUsage) {
+  ExpectUsage(Hone({"compare", kModel, kModel, "--atol", "lots"}), {"--atol 'lots'"});
+  ExpectUsage(Hone({"compare", kModel, kModel, "--error-stat", "median"}), {"--error-stat 'median'"});
+  ExpectUsage(Hone({"compare", kModel, kModel, "--map", "logits"}), {"--map 'logits'"});
+  ExpectUsage(Hone({"compare", kModel, kModel, "--atol", "probs:1e-3"}), {"output 'probs'", "not compared"});
+  ExpectUsage(Hone({"compare", kModel, Path("missing.onnx")}), {"missing.onnx"});
+  ExpectUsage(Hone({"compare", kLogits, kModel}), {"2000 rows", "--data"});
+  ExpectUsage(Hone({"compare", kModel, kModel, "--intra-op-threads", "1,2"}), {"compare runs one"});
+  ExpectUsage(Hone({"compare", kModel}), {"candidate"});
+}
+
+TEST_F(CheckCliTest, EvaluateMatchesPyTorchAccuracy) {
+  Ran r = Hone({"evaluate", kModel, "--data", kData, "--batch", "100", "--json", Path("eval.json")});
+  ASSERT_EQ(r.code, 0) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("task       classification: output 'logits' [2000, 10] against labels 'label'"));
+  EXPECT_THAT(r.out, HasSubstr("reliability (15 equal-width confidence bins"));
+  auto j = Json(Path("eval.json"));
+  const double pytorch = Json(kDir + "export_report.json")["accuracy_held_out_2000"].get<double>();
+  EXPECT_NEAR(j["metrics"]["accuracy"]["value"].get<double>(), pytorch, 0.001);
+  EXPECT_EQ(j["metrics"]["ece"]["unit"], "ratio");
+  EXPECT_EQ(j["metrics"]["nll"]["unit"], "nats");
+  EXPECT_EQ(j["candidate"]["quality"]["classification"]["reliability"].size(), 15u);
+  EXPECT_EQ(j["candidate"]["stability"]["nan"], 0);
+}
+
+TEST_F(CheckCliTest, EvaluateSlicesAndPerturbations) {
+  Ran r = Hone({"evaluate", kModel, "--data", kData, "--batch", "100", "--slice", "label", "--perturb",
+                "gaussian:0.01,0.05", "--json", Path("slices.json")});
+  ASSERT_EQ(r.code, 0) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("gaussian:0.05"));
+  auto j = Json(Path("slices.json"));
+  EXPECT_EQ(j["slices"]["slices"].size(), 10u);
+  EXPECT_EQ(j["candidate"]["perturbations"].size(), 2u);
+  EXPECT_TRUE(j["metrics"].contains("accuracy_drop@gaussian:0.05"));
+  EXPECT_TRUE(j["metrics"].contains("worst_slice_gap"));
+}
+
+TEST_F(CheckCliTest, EvaluateGateFailsForChangedWeights) {
+  const std::string gates = "accuracy_drop<=0.005,ece_increase<=0.01,worst_slice_drop<=0.01";
+  Ran bad = Hone({"evaluate", Path("broken.onnx"), "--data", kData, "--batch", "100", "--against", kModel, "--slice",
+                  "label", "--stability-epsilon", "0", "--gate", gates});
+  EXPECT_EQ(bad.code, 1) << bad.Describe();
+  EXPECT_THAT(bad.out, HasSubstr("result     FAIL"));
+  Ran good = Hone({"evaluate", Path("scaled.onnx"), "--data", kData, "--batch", "100", "--against", kModel,
+                   "--slice", "label", "--stability-epsilon", "0", "--gate", gates});
+  EXPECT_EQ(good.code, 0) << good.Describe();
+  EXPECT_THAT(good.out, HasSubstr("result     PASS: 3 of 3 gates passed"));
+}
+
+TEST_F(CheckCliTest, EvaluateBadUsage) {
+  ExpectUsage(Hone({"evaluate", kModel}), {"needs --data"});
+  ExpectUsage(Hone({"evaluate", kModel, "--data", kData, "--gate", "accuracy=1"}), {"--gate 'accuracy=1'"});
+  ExpectUsage(Hone({"evaluate", kModel, "--data", kData, "--stability-epsilon", "0", "--gate", "acc<=1"}),
+              {"no metric 'acc'", "accuracy"});
+  ExpectUsage(Hone({"evaluate", kModel, "--data", kData, "--perturb", "blur:1"}), {"unknown kind 'blur'"});
+  ExpectUsage(Hone({"evaluate", kModel, "--data", kData, "--task", "ranking"}), {"--task 'ranking'"});
+  ExpectUsage(Hone({"evaluate", kModel, "--data", kData, "--labels", "truth"}), {"--labels truth", "image, label"});
+  std::ofstream(Path("garbage.npz")) << "not a zip";
+  ExpectUsage(Hone({"evaluate", kModel, "--data", Path("garbage.npz")}), {"garbage.npz"});
+  std::vector<NamedTensor> arrays = *ReadNpz(kData);
+  arrays[1].tensor = *arrays[1].tensor.SliceRows(0, 1500);
+  ASSERT_TRUE(WriteNpz(Path("short_labels.npz"), arrays, false).ok());
+  ExpectUsage(Hone({"evaluate", kModel, "--data", Path("short_labels.npz")}),
+              {"labels 'label'", "1500 labels, but the dataset's inputs have 2000 samples"});
+}
+
+}  // namespace
+}  // namespace hone

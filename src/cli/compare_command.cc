@@ -1,0 +1,121 @@
+// hone compare REFERENCE CANDIDATE: run both on the same inputs (or read saved outputs) and check each shared
+// output against per-output tolerances. Exit 0 when every output matches, 1 on a mismatch, 2 on bad usage.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "bench/report.h"
+#include "bench/system_info.h"
+#include "check/compare_report.h"
+#include "check/compare_runner.h"
+#include "cli/common_flags.h"
+#include "cli/commands.h"
+
+namespace hone::cli {
+namespace {
+
+struct CompareFlags {
+  check::CompareJob job;
+  InputFlags inputs;
+  RuntimeFlags runtime_raw;
+  bench::RuntimeSweep runtime;
+  std::vector<std::string> atol, rtol, error_stat, map;
+  std::string json_path;
+};
+
+void AddFlags(CLI::App& sub, CompareFlags& f) {
+  check::CompareJob& job = f.job;
+  sub.add_option("reference", job.reference_path,
+                 "the reference: a model (.onnx) or saved outputs (.npz with an array per output, .npy for one)")
+      ->required();
+  sub.add_option("candidate", job.candidate_path, "the candidate: a model or saved outputs, as the reference")
+      ->required();
+  AddInputFlags(sub, job.inputs, f.inputs);
+  sub.add_option("--batch", job.batch, "samples per run (default: the inputs' batch size, 1 for a dynamic one)");
+  AddRuntimeFlags(sub, f.runtime, f.runtime_raw);
+  sub.add_option("--atol", f.atol,
+                 "absolute tolerance, in the output's units: NUMBER for every output, OUTPUT:NUMBER for one "
+                 "(e.g. --atol 1e-5 logits:1e-3); default 1e-5")
+      ->delimiter(',');
+  sub.add_option("--rtol", f.rtol, "relative tolerance (a ratio to |reference|), as --atol; default 1e-5")
+      ->delimiter(',');
+  sub.add_option("--error-stat", f.error_stat,
+                 "what the tolerances apply to: elementwise (default; every element), max, mean or quantile:Q of "
+                 "the errors; OUTPUT:STAT for one output");
+  sub.add_option("--map", f.map, "REFERENCE=CANDIDATE: pair outputs with different names (repeatable)");
+  sub.add_flag("--validate", job.settings.validate, "also fail when any output of either side holds NaN or Inf");
+  sub.add_option("--top-k", job.settings.top_k, "top-k overlap for classifier-like outputs")->capture_default_str();
+  sub.add_option("--save-outputs", job.save_reference_outputs,
+                 "write the reference's outputs to FILE (.npz, or .npy for one output) to use as a saved reference");
+  sub.add_option("--save-candidate-outputs", job.save_candidate_outputs, "write the candidate's outputs to FILE");
+  sub.add_option("--json", f.json_path, "write the report as JSON to FILE");
+}
+
+// The one session configuration the runtime flags describe (lists are for bench's sweeps).
+Result<runtime::SessionOptions> SingleSession(const bench::RuntimeSweep& sweep) {
+  std::vector<runtime::SessionOptions> all = sweep.Expand();
+  if (all.size() != 1)
+    return Status::InvalidArgument(fmt::format(
+        "runtime flags describe {} configurations: compare runs one, so give one value per flag", all.size()));
+  HONE_RETURN_IF_ERROR(all[0].Validate());
+  return all[0];
+}
+
+Status Apply(CompareFlags& f) {
+  HONE_RETURN_IF_ERROR(ApplyInputFlags(f.inputs, f.job.inputs));
+  HONE_RETURN_IF_ERROR(ApplyRuntimeFlags(f.runtime_raw, f.runtime));
+  HONE_ASSIGN_OR_RETURN(f.job.session, SingleSession(f.runtime));
+  check::Tolerances& t = f.job.settings.tolerances;
+  for (const auto& a : f.atol) HONE_RETURN_IF_ERROR(t.ParseAtol(a));
+  for (const auto& r : f.rtol) HONE_RETURN_IF_ERROR(t.ParseRtol(r));
+  for (const auto& s : f.error_stat) HONE_RETURN_IF_ERROR(t.ParseStatistic(s));
+  for (const auto& m : f.map) {
+    size_t eq = m.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
+      return Status::InvalidArgument("--map '" + m + "': expected REFERENCE_OUTPUT=CANDIDATE_OUTPUT");
+    f.job.settings.output_map[m.substr(0, eq)] = m.substr(eq + 1);
+  }
+  if (f.job.batch < 0) return Status::InvalidArgument("--batch: expected >= 1");
+  if (f.job.settings.top_k < 1) return Status::InvalidArgument("--top-k: expected >= 1");
+  return Status::Ok();
+}
+
+// "AMD EPYC 9R14 96-Core Processor, 2 logical cores, Linux 6.1.0 x86_64, hone 0.1.0, GCC 12.2.0"
+std::string MachineLine() {
+  bench::SystemInfo s = bench::ReadSystemInfo();
+  return fmt::format("{}, {} logical cores, {}, hone {}, {}", s.cpu_model, s.logical_cores, s.kernel,
+                     s.hone_version, s.compiler);
+}
+
+int Run(CompareFlags& f) {
+  auto fail = [](const Status& s) {
+    std::cerr << "hone compare: " << s.message() << "\n";
+    return kExitUsage;
+  };
+  if (Status s = Apply(f); !s.ok()) return fail(s);
+  auto report = check::RunCompare(f.job);
+  if (!report.ok()) return fail(report.status());
+  report->machine = MachineLine();
+  std::cout << check::CompareReportToText(*report);
+  int code = report->passed() ? kExitOk : kExitCheckFailed;
+  if (!f.json_path.empty()) {
+    std::string json =
+        check::CompareReportToJson(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (Status s = bench::WriteTextFile(f.json_path, json + "\n"); !s.ok()) code = fail(s);
+  }
+  return code;
+}
+
+}  // namespace
+
+Command AddCompareCommand(CLI::App& app) {
+  auto flags = std::make_shared<CompareFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "compare", "run two models (or saved outputs) on the same inputs and check every shared output against "
+                 "per-output tolerances; exit 1 on a mismatch");
+  AddFlags(*sub, *flags);
+  return [flags] { return Run(*flags); };
+}
+
+}  // namespace hone::cli
