@@ -14,6 +14,8 @@ Command AddBenchCommand(CLI::App& app);
 Command AddCompareCommand(CLI::App& app);
 Command AddEvaluateCommand(CLI::App& app);
 Command AddServeCommand(CLI::App& app);
+Command AddQuantizeCommand(CLI::App& app);
+Command AddConvertCommand(CLI::App& app);
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;

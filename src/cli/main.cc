@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   add(hone::cli::AddCompareCommand);
   add(hone::cli::AddEvaluateCommand);
   add(hone::cli::AddServeCommand);
+  add(hone::cli::AddQuantizeCommand);
+  add(hone::cli::AddConvertCommand);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

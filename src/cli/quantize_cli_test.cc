@@ -1,0 +1,172 @@
+// hone quantize and hone convert end to end: the binary runs as a child process on the bundled model; exit codes,
+// the summary it prints, and the files it writes are checked. Bad input exits 2 with one message naming the fault;
+// a variant that misses its gate exits 1 and stays on disk.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tensor/npz.h"
+
+extern char** environ;
+
+namespace hone {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kHone = HONE_BINARY_DIR "/hone";
+const std::string kModel = HONE_SOURCE_DIR "/models/fashion_mnist/model.onnx";
+const std::string kData = HONE_SOURCE_DIR "/models/fashion_mnist/test.npz";
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+  std::string Describe() const { return "exit " + std::to_string(exit_code) + "\nstdout:\n" + out + "\nstderr:\n" + err; }
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class QuantizeCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) / ("hone_quantize_cli_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Runs hone with `args` (one intra-op thread, so that tests running side by side do not fight over cores).
+  RunResult Hone(std::vector<std::string> args) {
+    std::string out_path = Path(".stdout"), err_path = Path(".stderr");
+    std::vector<char*> argv{const_cast<char*>(kHone.c_str())};
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    RunResult r;
+    int rc = posix_spawn(&pid, kHone.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+      ADD_FAILURE() << "cannot start " << kHone;
+      return r;
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+    r.out = ReadAll(out_path);
+    r.err = ReadAll(err_path);
+    return r;
+  }
+
+  void ExpectUsageError(const RunResult& r, const std::string& part) {
+    EXPECT_EQ(r.exit_code, 2) << r.Describe();
+    EXPECT_EQ(r.out, "") << r.Describe();
+    EXPECT_THAT(r.err, HasSubstr(part)) << r.Describe();
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(QuantizeCliTest, StaticVerifiesOnTheRowsCalibrationDidNotUse) {
+  std::string out = Path("static.onnx");
+  RunResult r = Hone({"quantize", kModel, "-o", out, "--mode", "static", "--calibration-data", kData,
+                      "--calibration-samples", "300", "--calibrate", "percentile", "--no-bench",
+                      "--intra-op-threads", "1"});
+  EXPECT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_THAT(r.out, HasSubstr("mode=static format=qdq"));
+  EXPECT_THAT(r.out, HasSubstr("quantized 4 node(s)"));
+  EXPECT_THAT(r.out, HasSubstr("calibration: percentile 99.999% over 300 samples"));
+  EXPECT_THAT(r.out, HasSubstr("rows 300 and after"));
+  EXPECT_THAT(r.out, HasSubstr("(1700 samples)"));
+  EXPECT_THAT(r.out, HasSubstr("cosine similarity"));
+  EXPECT_THAT(r.out, HasSubstr("accuracy"));
+  EXPECT_THAT(r.out, HasSubstr("verdict: PASSED"));
+}
+
+TEST_F(QuantizeCliTest, DynamicWithBenchmarkReportsRatios) {
+  RunResult r = Hone({"quantize", kModel, "-o", Path("dynamic.onnx"), "--data", kData, "--bench-window-ms", "100",
+                      "--intra-op-threads", "1"});
+  EXPECT_EQ(r.exit_code, 0) << r.Describe();
+  for (const char* part : {"size", "p50 latency", "p99 latency", "throughput (samples/s)", "bench: in process",
+                           "verdict: PASSED"})
+    EXPECT_THAT(r.out, HasSubstr(part)) << r.Describe();
+}
+
+TEST_F(QuantizeCliTest, ConvertFp16) {
+  std::string out = Path("fp16.onnx");
+  RunResult r = Hone({"convert", kModel, "-o", out, "--to", "fp16", "--data", kData, "--no-bench",
+                      "--intra-op-threads", "1"});
+  EXPECT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("to=fp16 keep_io_types=on"));
+  EXPECT_THAT(r.out, HasSubstr("argmax agreement"));
+  EXPECT_THAT(r.out, HasSubstr("verdict: PASSED"));
+  EXPECT_LT(fs::file_size(out), fs::file_size(kModel) * 6 / 10);  // weights in half the bytes
+}
+
+TEST_F(QuantizeCliTest, AVariantBeyondItsGateFailsAndIsKept) {
+  std::string out = Path("strict.onnx");
+  RunResult r = Hone({"quantize", kModel, "-o", out, "--data", kData, "--no-bench", "--gate", "accuracy_drop<=-1",
+                      "--intra-op-threads", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("verdict: FAILED: gate accuracy_drop<=-1"));
+  EXPECT_THAT(r.err, HasSubstr("kept at '" + out + "'"));
+  EXPECT_TRUE(fs::exists(out));
+}
+
+TEST_F(QuantizeCliTest, AnExcludedOpTypeTheModelLacksIsAWarning) {
+  RunResult r = Hone({"quantize", kModel, "-o", Path("q.onnx"), "--exclude-ops", "LSTM", "--no-verify"});
+  EXPECT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_THAT(r.err, HasSubstr("warning: --exclude-ops 'LSTM': the model has no LSTM node"));
+}
+
+TEST_F(QuantizeCliTest, BadInput) {
+  std::ofstream(Path("notes.onnx")) << "not a model";
+  ExpectUsageError(Hone({"quantize", Path("notes.onnx"), "-o", Path("q.onnx")}), "is not an ONNX model");
+  ExpectUsageError(Hone({"convert", Path("notes.onnx"), "-o", Path("c.onnx")}), "is not an ONNX model");
+  ExpectUsageError(Hone({"quantize", kModel, "-o", Path("q.onnx"), "--mode", "static"}), "--calibration-data");
+  ExpectUsageError(Hone({"quantize", kModel, "-o", Path("q.onnx"), "--mode", "fast"}), "--mode 'fast'");
+  ExpectUsageError(Hone({"convert", kModel, "-o", Path("c.onnx"), "--to", "int3"}), "--to 'int3'");
+
+  // Calibration data with no rows, and data that does not fit the model's input.
+  auto image = Tensor::Allocate(DataType::kFp32, {0, 1, 28, 28});
+  ASSERT_TRUE(WriteNpz(Path("empty.npz"), {{"image", *image}}, false).ok());
+  ExpectUsageError(Hone({"quantize", kModel, "-o", Path("q.onnx"), "--mode", "static", "--calibration-data",
+                         Path("empty.npz"), "--no-verify"}),
+                   "no rows");
+  auto wrong = Tensor::Allocate(DataType::kFp32, {4, 1, 20, 20});
+  ASSERT_TRUE(WriteNpz(Path("wrong.npz"), {{"image", *wrong}}, false).ok());
+  ExpectUsageError(Hone({"quantize", kModel, "-o", Path("q.onnx"), "--mode", "static", "--calibration-data",
+                         Path("wrong.npz"), "--no-verify"}),
+                   "'image'");
+  // Static verification needs rows calibration did not use.
+  ExpectUsageError(Hone({"quantize", kModel, "-o", Path("q.onnx"), "--mode", "static", "--calibration-data", kData}),
+                   "held-out data");
+}
+
+}  // namespace
+}  // namespace hone

@@ -1,0 +1,149 @@
+// hone quantize MODEL -o OUT --mode dynamic|static|weight-only: writes the quantized variant, then (unless
+// --no-verify) compares it with the source on held-out data, evaluates it when the data has labels, and benchmarks
+// both. Exit 0 when the variant passes, 1 when it misses a tolerance or gate (it is kept for inspection), 2 on bad
+// usage or input.
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/common_flags.h"
+#include "cli/variant_check.h"
+#include "cli/variant_flags.h"
+#include "onnx/quantize.h"
+
+namespace hone::cli {
+namespace {
+
+struct QuantizeFlags {
+  std::string model, output;
+  std::string mode = "dynamic", dynamic_form = "integer", calibrate = "minmax", weight_range = "auto";
+  onnx::QuantizeOptions options;
+  bool per_tensor = false, asymmetric_weights = false;
+  InputFlags calibration_input_flags;
+  VariantFlags verify;
+};
+
+void AddFlags(CLI::App& sub, QuantizeFlags& f) {
+  onnx::QuantizeOptions& o = f.options;
+  sub.add_option("model", f.model, "the float .onnx model")->required();
+  sub.add_option("-o,--output", f.output, "where to write the quantized .onnx model")->required();
+  sub.add_option("--mode", f.mode, "dynamic (INT8 weights, activations at run time) | static (INT8 QDQ, calibrated) "
+                                   "| weight-only (MatMulNBits, 4 or 8 bits)")
+      ->capture_default_str();
+  sub.add_option("--op-types", o.op_types, "op types to quantize (default: MatMul,Gemm,Conv; weight-only: MatMul)")
+      ->delimiter(',');
+  sub.add_option("--exclude-ops", o.exclude_op_types, "op types to keep in float (list)")->delimiter(',');
+  sub.add_option("--exclude-nodes", o.exclude_nodes, "node names to keep in float (list)")->delimiter(',');
+  sub.add_flag("--per-tensor", f.per_tensor, "one weight scale per tensor instead of one per output channel");
+  sub.add_option("--weight-range", f.weight_range,
+                 "auto|full|reduced: INT8 weights in 8 or 7 bits (auto: 7 on x86 CPUs without VNNI, whose u8 x s8 "
+                 "kernels can saturate)")
+      ->capture_default_str();
+  sub.add_option("--dynamic-form", f.dynamic_form, "dynamic: integer (MatMulInteger/ConvInteger) | qdq")
+      ->capture_default_str();
+  sub.add_option("--calibration-data", o.calibration_inputs.data_path,
+                 "static: dataset to calibrate on (.npz with an array per input, or .npy), as bench's --data");
+  sub.add_option("--calibrate", f.calibrate, "static: minmax|percentile|entropy")->capture_default_str();
+  sub.add_option("--percentile", o.percentile, "static, percentile: share of |x| kept in range, %")
+      ->capture_default_str();
+  sub.add_option("--calibration-samples", o.calibration_samples,
+                 "static: calibrate on the first N samples (0: all); when --data is the same file, the rest verify")
+      ->capture_default_str();
+  sub.add_option("--calibration-batch", o.calibration_batch, "static: samples per calibration run")
+      ->capture_default_str();
+  sub.add_flag("--symmetric-activations", o.symmetric_activations,
+               "static: INT8 activations centred on zero instead of UINT8 with a zero point");
+  sub.add_option("--bits", o.bits, "weight-only: 4 or 8")->capture_default_str();
+  sub.add_option("--block-size", o.block_size, "weight-only: 32, 64 or 128 weights per scale")->capture_default_str();
+  sub.add_flag("--asymmetric", f.asymmetric_weights, "weight-only: a zero point per block as well");
+  sub.add_option("--accuracy-level", o.accuracy_level,
+                 "weight-only: MatMulNBits accuracy_level (0 unset: float compute; 4: int8 compute)")
+      ->capture_default_str();
+  AddVariantFlags(sub, f.verify);
+}
+
+Status Apply(QuantizeFlags& f) {
+  onnx::QuantizeOptions& o = f.options;
+  auto mode = onnx::ParseQuantizeMode(f.mode);
+  if (!mode) return Status::InvalidArgument("--mode '" + f.mode + "': expected dynamic, static or weight-only");
+  o.mode = *mode;
+  auto form = onnx::ParseDynamicForm(f.dynamic_form);
+  if (!form) return Status::InvalidArgument("--dynamic-form '" + f.dynamic_form + "': expected integer or qdq");
+  o.dynamic_form = *form;
+  auto method = onnx::ParseCalibrationMethod(f.calibrate);
+  if (!method) return Status::InvalidArgument("--calibrate '" + f.calibrate + "': expected minmax, percentile or entropy");
+  o.calibration = *method;
+  if (f.weight_range == "auto") o.weight_range = onnx::QuantizeOptions::WeightRange::kAuto;
+  else if (f.weight_range == "full") o.weight_range = onnx::QuantizeOptions::WeightRange::kFull;
+  else if (f.weight_range == "reduced") o.weight_range = onnx::QuantizeOptions::WeightRange::kReduced;
+  else return Status::InvalidArgument("--weight-range '" + f.weight_range + "': expected auto, full or reduced");
+  o.per_channel = !f.per_tensor;
+  o.weight_only_symmetric = !f.asymmetric_weights;
+  o.calibration_threads = f.verify.intra_op_threads;
+  if (o.mode != onnx::QuantizeMode::kStatic && !o.calibration_inputs.data_path.empty())
+    return Status::InvalidArgument("--calibration-data is for --mode static; " + f.mode + " needs no calibration");
+  return o.Validate();
+}
+
+void PrintSummary(const QuantizeFlags& f, const onnx::QuantizeSummary& s) {
+  std::cout << fmt::format("hone quantize: {} -> {}\n  {}\n", f.model, f.output, onnx::DescribeQuantization(f.options));
+  std::cout << fmt::format("  quantized {} node(s)", s.quantized.size());
+  for (size_t i = 0; i < s.quantized.size() && i < 12; ++i) std::cout << (i ? ", " : ": ") << s.quantized[i];
+  if (s.quantized.size() > 12) std::cout << ", ...";
+  std::cout << "\n";
+  for (const auto& k : s.skipped) std::cout << "  kept float: " << k << "\n";
+  if (!s.calibration.empty()) std::cout << "  calibration: " << s.calibration << "\n";
+  for (const auto& w : s.warnings) std::cerr << "hone quantize: warning: " << w << "\n";
+}
+
+int Run(QuantizeFlags& f) {
+  auto fail = [](const Status& s) {
+    std::cerr << "hone quantize: " << s.message() << "\n";
+    return kExitUsage;
+  };
+  if (Status s = Apply(f); !s.ok()) return fail(s);
+  VariantCheck check;
+  // Verification data must not be the calibration rows: when --data is the calibration file (or absent under
+  // static mode), verify on the rows calibration did not use.
+  ScratchFile held_out;
+  if (f.options.mode == onnx::QuantizeMode::kStatic) {
+    const std::string& cal = f.options.calibration_inputs.data_path;
+    if (!f.verify.no_verify && (f.verify.data.data_path.empty() || SameFile(f.verify.data.data_path, cal))) {
+      if (f.options.calibration_samples == 0)
+        return fail(Status::InvalidArgument(
+            "verification needs held-out data: give --data with other samples than --calibration-data, or "
+            "--calibration-samples N so that the rows after N verify (or --no-verify)"));
+      if (Status s = WriteHeldOutRows(cal, f.options.calibration_samples, held_out.path()); !s.ok()) return fail(s);
+      f.verify.data.data_path = held_out.path();
+      check.data_note = fmt::format("rows {} and after of '{}'; rows before calibrated", f.options.calibration_samples, cal);
+    }
+  }
+  auto summary = onnx::QuantizeFile(f.model, f.output, f.options);
+  if (!summary.ok()) {
+    if (summary.status().code() == StatusCode::kInternal) {
+      std::cerr << "hone quantize: " << summary.status().message() << "\n";
+      return kExitCheckFailed;
+    }
+    return fail(summary.status());
+  }
+  PrintSummary(f, *summary);
+  if (f.verify.no_verify) return kExitOk;
+  return VerifyVariant(f.model, f.output, f.verify, check, "hone quantize");
+}
+
+}  // namespace
+
+Command AddQuantizeCommand(CLI::App& app) {
+  auto flags = std::make_shared<QuantizeFlags>();
+  CLI::App* sub = app.add_subcommand("quantize", "quantize a model (dynamic INT8, static INT8 QDQ, weight-only "
+                                                 "4/8-bit), then verify and measure the variant");
+  AddFlags(*sub, *flags);
+  return [flags] { return Run(*flags); };
+}
+
+}  // namespace hone::cli

@@ -1,0 +1,20 @@
+// Weight-only quantization: each selected MatMul with a constant [K, N] FLOAT weight becomes ONNX Runtime's
+// com.microsoft.MatMulNBits with the weight in 4 or 8 bits, block-quantized along K (see QuantizeBlocks).
+// Activations stay float, so no calibration is needed and the error is the weights' alone.
+#pragma once
+
+#include "base/status.h"
+#include "onnx/quantize_options.h"
+#include "onnx/quantize_select.h"
+
+namespace onnx {
+class ModelProto;
+}  // namespace onnx
+
+namespace hone::onnx {
+
+// Rewrites the selected MatMul nodes; those whose weight is not a constant 2-D FLOAT initializer, or whose input is
+// itself a constant, are listed in summary->skipped. Imports com.microsoft opset 1.
+Status QuantizeWeightOnly(::onnx::ModelProto* model, const QuantizeOptions& options, QuantizeSummary* summary);
+
+}  // namespace hone::onnx
