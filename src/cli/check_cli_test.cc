@@ -1,8 +1,5 @@
 // End-to-end tests of hone compare and hone evaluate: the binary runs as a child process; its exit status, stdout,
 // stderr and JSON reports are checked. Exit codes: 0 ok, 1 a check failed, 2 bad usage.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gmock/gmock.h>
@@ -16,9 +13,8 @@
 #include <sstream>
 
 #include "check/test_models.h"
+#include "cli/run_hone_test_util.h"
 #include "tensor/npz.h"
-
-extern char** environ;
 
 namespace hone {
 namespace {
@@ -26,24 +22,13 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const std::string kHone = HONE_BINARY_DIR "/hone";
+using test::ReadAll;
+using test::RunResult;
+
 const std::string kDir = HONE_SOURCE_DIR "/models/fashion_mnist/";
 const std::string kModel = kDir + "model.onnx";
 const std::string kData = kDir + "test.npz";
 const std::string kLogits = kDir + "reference_logits.npy";
-
-struct Ran {
-  int code = -1;
-  std::string out, err;
-  std::string Describe() const { return "exit " + std::to_string(code) + "\nstdout:\n" + out + "\nstderr:\n" + err; }
-};
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class CheckCliTest : public ::testing::Test {
  protected:
@@ -64,31 +49,7 @@ class CheckCliTest : public ::testing::Test {
   static std::string Path(const std::string& name) { return (*dir_ / name).string(); }
 
   // Runs hone with `args` (stdin empty, stdout and stderr captured apart).
-  static Ran Hone(std::vector<std::string> args) {
-    const std::string out_path = Path(".stdout"), err_path = Path(".stderr");
-    std::vector<char*> argv = {const_cast<char*>(kHone.c_str())};
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    int rc = posix_spawn(&pid, kHone.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    Ran r;
-    if (rc != 0) {
-      ADD_FAILURE() << "cannot start " << kHone << ": " << std::strerror(rc);
-      return r;
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
-    r.out = ReadAll(out_path);
-    r.err = ReadAll(err_path);
-    return r;
-  }
+  static RunResult Hone(std::vector<std::string> args) { return test::RunHone(std::move(args), *dir_); }
 
   static nlohmann::json Json(const std::string& path) {
     auto j = nlohmann::json::parse(ReadAll(path), nullptr, false);
@@ -101,15 +62,15 @@ class CheckCliTest : public ::testing::Test {
 fs::path* CheckCliTest::dir_ = nullptr;
 
 // Exit 2, nothing on stdout, a message on stderr naming what is at fault.
-void ExpectUsage(const Ran& r, std::initializer_list<std::string> parts) {
-  EXPECT_EQ(r.code, 2) << r.Describe();
+void ExpectUsage(const RunResult& r, std::initializer_list<std::string> parts) {
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
   EXPECT_EQ(r.out, "") << r.Describe();
   for (const auto& p : parts) EXPECT_THAT(r.err, HasSubstr(p)) << r.Describe();
 }
 
 TEST_F(CheckCliTest, CompareModelWithItselfPasses) {
-  Ran r = Hone({"compare", kModel, kModel, "--data", kData, "--batch", "100", "--json", Path("self.json")});
-  ASSERT_EQ(r.code, 0) << r.Describe();
+  RunResult r = Hone({"compare", kModel, kModel, "--data", kData, "--batch", "100", "--json", Path("self.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_THAT(r.out, HasSubstr("result     PASS: 1 of 1 outputs matched"));
   EXPECT_EQ(r.err, "");
   auto j = Json(Path("self.json"));
@@ -119,9 +80,9 @@ TEST_F(CheckCliTest, CompareModelWithItselfPasses) {
 }
 
 TEST_F(CheckCliTest, CompareScaledWeightsFailsWithExitOne) {
-  Ran r = Hone({"compare", kModel, Path("scaled.onnx"), "--data", kData, "--batch", "100", "--json",
+  RunResult r = Hone({"compare", kModel, Path("scaled.onnx"), "--data", kData, "--batch", "100", "--json",
                 Path("scaled.json")});
-  ASSERT_EQ(r.code, 1) << r.Describe();
+  ASSERT_EQ(r.exit_code, 1) << r.Describe();
   EXPECT_THAT(r.out, HasSubstr("FAIL"));
   EXPECT_THAT(r.out, HasSubstr("would pass with"));
   auto j = Json(Path("scaled.json"));
@@ -131,18 +92,18 @@ TEST_F(CheckCliTest, CompareScaledWeightsFailsWithExitOne) {
   // The smallest atol the report gives is one that passes.
   char text[32];
   std::snprintf(text, sizeof text, "%.17g", atol);
-  EXPECT_EQ(Hone({"compare", kModel, Path("scaled.onnx"), "--data", kData, "--batch", "100", "--atol", text}).code, 0);
+  EXPECT_EQ(Hone({"compare", kModel, Path("scaled.onnx"), "--data", kData, "--batch", "100", "--atol", text}).exit_code, 0);
 }
 
 TEST_F(CheckCliTest, CompareAgainstPyTorchLogitsAndSavedOutputs) {
-  Ran r = Hone({"compare", kLogits, kModel, "--data", kData, "--atol", "1e-4", "--rtol", "0", "--batch", "100",
+  RunResult r = Hone({"compare", kLogits, kModel, "--data", kData, "--atol", "1e-4", "--rtol", "0", "--batch", "100",
                 "--save-candidate-outputs", Path("ort.npz")});
-  ASSERT_EQ(r.code, 0) << r.Describe();
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_THAT(r.out, HasSubstr("saved outputs '" + kLogits + "'"));
-  Ran saved = Hone({"compare", Path("ort.npz"), kModel, "--data", kData, "--batch", "50"});
-  EXPECT_EQ(saved.code, 0) << saved.Describe();
-  Ran files = Hone({"compare", Path("ort.npz"), kLogits, "--atol", "logits:1e-4", "--rtol", "0"});
-  EXPECT_EQ(files.code, 0) << files.Describe();
+  RunResult saved = Hone({"compare", Path("ort.npz"), kModel, "--data", kData, "--batch", "50"});
+  EXPECT_EQ(saved.exit_code, 0) << saved.Describe();
+  RunResult files = Hone({"compare", Path("ort.npz"), kLogits, "--atol", "logits:1e-4", "--rtol", "0"});
+  EXPECT_EQ(files.exit_code, 0) << files.Describe();
 }
 
 TEST_F(CheckCliTest, CompareBadUsage) {
@@ -157,8 +118,8 @@ TEST_F(CheckCliTest, CompareBadUsage) {
 }
 
 TEST_F(CheckCliTest, EvaluateMatchesPyTorchAccuracy) {
-  Ran r = Hone({"evaluate", kModel, "--data", kData, "--batch", "100", "--json", Path("eval.json")});
-  ASSERT_EQ(r.code, 0) << r.Describe();
+  RunResult r = Hone({"evaluate", kModel, "--data", kData, "--batch", "100", "--json", Path("eval.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_THAT(r.out, HasSubstr("task       classification: output 'logits' [2000, 10] against labels 'label'"));
   EXPECT_THAT(r.out, HasSubstr("reliability (15 equal-width confidence bins"));
   auto j = Json(Path("eval.json"));
@@ -171,9 +132,9 @@ TEST_F(CheckCliTest, EvaluateMatchesPyTorchAccuracy) {
 }
 
 TEST_F(CheckCliTest, EvaluateSlicesAndPerturbations) {
-  Ran r = Hone({"evaluate", kModel, "--data", kData, "--batch", "100", "--slice", "label", "--perturb",
+  RunResult r = Hone({"evaluate", kModel, "--data", kData, "--batch", "100", "--slice", "label", "--perturb",
                 "gaussian:0.01,0.05", "--json", Path("slices.json")});
-  ASSERT_EQ(r.code, 0) << r.Describe();
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_THAT(r.out, HasSubstr("gaussian:0.05"));
   auto j = Json(Path("slices.json"));
   EXPECT_EQ(j["slices"]["slices"].size(), 10u);
@@ -184,13 +145,13 @@ TEST_F(CheckCliTest, EvaluateSlicesAndPerturbations) {
 
 TEST_F(CheckCliTest, EvaluateGateFailsForChangedWeights) {
   const std::string gates = "accuracy_drop<=0.005,ece_increase<=0.01,worst_slice_drop<=0.01";
-  Ran bad = Hone({"evaluate", Path("broken.onnx"), "--data", kData, "--batch", "100", "--against", kModel, "--slice",
+  RunResult bad = Hone({"evaluate", Path("broken.onnx"), "--data", kData, "--batch", "100", "--against", kModel, "--slice",
                   "label", "--stability-epsilon", "0", "--gate", gates});
-  EXPECT_EQ(bad.code, 1) << bad.Describe();
+  EXPECT_EQ(bad.exit_code, 1) << bad.Describe();
   EXPECT_THAT(bad.out, HasSubstr("result     FAIL"));
-  Ran good = Hone({"evaluate", Path("scaled.onnx"), "--data", kData, "--batch", "100", "--against", kModel,
+  RunResult good = Hone({"evaluate", Path("scaled.onnx"), "--data", kData, "--batch", "100", "--against", kModel,
                    "--slice", "label", "--stability-epsilon", "0", "--gate", gates});
-  EXPECT_EQ(good.code, 0) << good.Describe();
+  EXPECT_EQ(good.exit_code, 0) << good.Describe();
   EXPECT_THAT(good.out, HasSubstr("result     PASS: 3 of 3 gates passed"));
 }
 

@@ -1,9 +1,6 @@
 // End-to-end tests of the hone binary: it is run as a child process, and its exit status, stdout, stderr and the
 // files it writes are checked. Bad input must give exit code 2 and one message naming the thing at fault.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gmock/gmock.h>
@@ -20,10 +17,9 @@
 #include <thread>
 #include <vector>
 
+#include "cli/run_hone_test_util.h"
 #include "tensor/npy.h"
 #include "tensor/npz.h"
-
-extern char** environ;
 
 namespace hone {
 namespace {
@@ -32,23 +28,12 @@ namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-const std::string kHone = HONE_BINARY_DIR "/hone";
+using test::ReadAll;
+using test::RunResult;
+
 const std::string kModel = HONE_SOURCE_DIR "/models/fashion_mnist/model.onnx";
 const std::string kData = HONE_SOURCE_DIR "/models/fashion_mnist/test.npz";
 const std::string kTwoInputs = HONE_SOURCE_DIR "/src/runtime/testdata/two_inputs.onnx";
-
-struct RunResult {
-  int exit_code = -1;  // -1 if killed or not run
-  std::string out, err;
-  std::string Describe() const { return "exit " + std::to_string(exit_code) + "\nstdout:\n" + out + "\nstderr:\n" + err; }
-};
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A per-test scratch directory, removed at the end.
 class CliTest : public ::testing::Test {
@@ -69,39 +54,7 @@ class CliTest : public ::testing::Test {
 
   // Runs hone with `args`, stdout and stderr captured apart; killed after `timeout_s`.
   RunResult Hone(std::vector<std::string> args, double timeout_s = 30) {
-    std::string out_path = Path(".stdout"), err_path = Path(".stderr");
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(kHone.c_str()));
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    int rc = posix_spawn(&pid, kHone.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    RunResult r;
-    if (rc != 0) {
-      ADD_FAILURE() << "cannot start " << kHone << ": " << std::strerror(rc);
-      return r;
-    }
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    int status = 0;
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        ADD_FAILURE() << "hone did not finish within " << timeout_s << " s";
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    r.out = ReadAll(out_path);
-    r.err = ReadAll(err_path);
-    return r;
+    return test::RunHone(std::move(args), dir_, timeout_s);
   }
 
   fs::path dir_;

@@ -1,9 +1,6 @@
 // hone quantize and hone convert end to end: the binary runs as a child process on the bundled model; exit codes,
 // the summary it prints, and the files it writes are checked. Bad input exits 2 with one message naming the fault;
 // a variant that misses its gate exits 1 and stays on disk.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gmock/gmock.h>
@@ -13,9 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/run_hone_test_util.h"
 #include "tensor/npz.h"
-
-extern char** environ;
 
 namespace hone {
 namespace {
@@ -24,22 +20,11 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kHone = HONE_BINARY_DIR "/hone";
+using test::ReadAll;
+using test::RunResult;
+
 const std::string kModel = HONE_SOURCE_DIR "/models/fashion_mnist/model.onnx";
 const std::string kData = HONE_SOURCE_DIR "/models/fashion_mnist/test.npz";
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-  std::string Describe() const { return "exit " + std::to_string(exit_code) + "\nstdout:\n" + out + "\nstderr:\n" + err; }
-};
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class QuantizeCliTest : public ::testing::Test {
  protected:
@@ -55,32 +40,7 @@ class QuantizeCliTest : public ::testing::Test {
   }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // Runs hone with `args` (one intra-op thread, so that tests running side by side do not fight over cores).
-  RunResult Hone(std::vector<std::string> args) {
-    std::string out_path = Path(".stdout"), err_path = Path(".stderr");
-    std::vector<char*> argv{const_cast<char*>(kHone.c_str())};
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    RunResult r;
-    int rc = posix_spawn(&pid, kHone.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-      ADD_FAILURE() << "cannot start " << kHone;
-      return r;
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    r.out = ReadAll(out_path);
-    r.err = ReadAll(err_path);
-    return r;
-  }
+  RunResult Hone(std::vector<std::string> args) { return test::RunHone(std::move(args), dir_); }
 
   void ExpectUsageError(const RunResult& r, const std::string& part) {
     EXPECT_EQ(r.exit_code, 2) << r.Describe();

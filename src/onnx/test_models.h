@@ -11,37 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "base/temp_dir_test_util.h"
 #include "onnx/onnx_pb.h"
 
 namespace hone::onnx::testing {
 
-// A fresh directory under the system temp dir, removed with everything in it on destruction.
-class TempDir {
+// The scratch directory of every part's tests, and a model written into it.
+class TempDir : public hone::testing_util::TempDir {
  public:
-  TempDir() {
-    static int counter = 0;
-    path_ = std::filesystem::temp_directory_path() /
-            ("hone_onnx_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-  std::string Write(const std::string& name, const std::string& bytes) const {
-    std::ofstream(File(name), std::ios::binary) << bytes;
-    return File(name);
-  }
   std::string WriteModel(const std::string& name, const ::onnx::ModelProto& model) const {
     return Write(name, model.SerializeAsString());
   }
-
- private:
-  std::filesystem::path path_;
 };
 
 // A dimension spec for ValueInfo: a number >= 0 is fixed, -1 is unnamed dynamic; a name makes it a dim_param.

@@ -9,6 +9,7 @@
 #include <future>
 #include <thread>
 
+#include "base/temp_dir_test_util.h"
 #include "serve/core/scheduler_test_util.h"
 
 namespace hone::serve {
@@ -16,36 +17,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A model repository in a scratch directory.
 class Repository {
  public:
-  Repository() {
-    static int counter = 0;
-    root_ = fs::temp_directory_path() / ("hone_server_test_" + std::to_string(::getpid()) + "_" +
-                                         std::to_string(counter++));
-    fs::create_directories(root_);
-  }
-  ~Repository() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  std::string path() const { return root_.string(); }
+  std::string path() const { return dir_.str(); }
   // Copies test model `source` ("affine", "fashion_mnist", ...) to <model>/<version>/model.onnx.
   void AddVersion(const std::string& model, int version, const std::string& source) const {
-    fs::create_directories(root_ / model / std::to_string(version));
-    fs::copy_file(test::ModelPath(source), root_ / model / std::to_string(version) / "model.onnx",
-                  fs::copy_options::overwrite_existing);
+    const fs::path to = dir_.MakeDir(model + "/" + std::to_string(version));
+    fs::copy_file(test::ModelPath(source), to / "model.onnx", fs::copy_options::overwrite_existing);
   }
   void AddBrokenVersion(const std::string& model, int version) const {
-    fs::create_directories(root_ / model / std::to_string(version));
-    std::ofstream(root_ / model / std::to_string(version) / "model.onnx") << "not an onnx model";
+    dir_.Write(model + "/" + std::to_string(version) + "/model.onnx", "not an onnx model");
   }
   void WriteConfig(const std::string& model, const std::string& text) const {
-    fs::create_directories(root_ / model);
-    std::ofstream(root_ / model / "config.pbtxt") << text;
+    dir_.Write(model + "/config.pbtxt", text);
   }
 
  private:
-  fs::path root_;
+  testing_util::TempDir dir_;
 };
 
 ServerOptions Options(const Repository& repo, ModelControlMode mode = ModelControlMode::kNone) {
