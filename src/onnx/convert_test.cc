@@ -133,8 +133,11 @@ TEST(ConvertTest, ModelCastFeedingAConvertedNodeFoldsIntoOneCast) {
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->casts_folded, 1);
   EXPECT_EQ(Count(m, "Cast"), 2);  // INT64 -> FP16 in front, FP16 -> FP32 for the output
-  for (const auto& node : m.graph().node())
-    if (node.op_type() == "Cast" && node.input(0) == "ids") EXPECT_EQ(node.attribute(0).i(), ::onnx::TensorProto::FLOAT16);
+  for (const auto& node : m.graph().node()) {
+    if (node.op_type() == "Cast" && node.input(0) == "ids") {
+      EXPECT_EQ(node.attribute(0).i(), ::onnx::TensorProto::FLOAT16);
+    }
+  }
 }
 
 TEST(ConvertTest, BlockedNodesStayFloat) {

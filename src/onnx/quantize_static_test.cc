@@ -131,8 +131,11 @@ TEST_F(QuantizeStaticTest, ExcludedOpTypeStaysFloat) {
   RelativeError(testing::SmallCnnModel(), &q, o, testing::RandomTensor({2, 1, 8, 8}, 8), &summary);
   EXPECT_EQ(summary.quantized.size(), 2u);
   EXPECT_TRUE(summary.warnings.empty());
-  for (const auto& node : q.graph().node())
-    if (node.op_type() == "Conv") EXPECT_EQ(node.input(1), "conv_w");  // the float weight, not a DequantizeLinear
+  for (const auto& node : q.graph().node()) {
+    if (node.op_type() == "Conv") {
+      EXPECT_EQ(node.input(1), "conv_w");  // the float weight, not a DequantizeLinear
+    }
+  }
 }
 
 TEST_F(QuantizeStaticTest, EmptyCalibrationDataIsAnError) {

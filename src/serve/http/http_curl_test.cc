@@ -116,7 +116,10 @@ TEST_F(CurlTest, InferJsonAndBinary) {
 TEST_F(CurlTest, LargeBodyWithExpectContinue) {
   // curl sends "Expect: 100-continue" for large bodies and waits for the interim reply.
   std::string data;
-  for (int i = 0; i < 100000; ++i) data += (i ? "," : "") + std::to_string(i % 7);
+  for (int i = 0; i < 100000; ++i) {
+    if (i > 0) data += ',';
+    data += std::to_string(i % 7);
+  }
   const std::string path = ::testing::TempDir() + "/curl_large_body";
   {
     std::ofstream f(path);
