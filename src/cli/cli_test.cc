@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/temp_dir_test_util.h"
 #include "cli/run_hone_test_util.h"
 #include "tensor/npy.h"
 #include "tensor/npz.h"
@@ -38,26 +39,14 @@ const std::string kTwoInputs = HONE_SOURCE_DIR "/src/runtime/testdata/two_inputs
 // A per-test scratch directory, removed at the end.
 class CliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) /
-           ("hone_cli_" + std::to_string(::getpid()) + "_" + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string Path(const std::string& name) const { return dir_.File(name); }
 
   // Runs hone with `args`, stdout and stderr captured apart; killed after `timeout_s`.
   RunResult Hone(std::vector<std::string> args, double timeout_s = 30) {
-    return test::RunHone(std::move(args), dir_, timeout_s);
+    return test::RunHone(std::move(args), dir_.path(), timeout_s);
   }
 
-  fs::path dir_;
+  testing_util::TempDir dir_;
 };
 
 std::vector<std::string> Lines(const std::string& text) {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/temp_dir_test_util.h"
 #include "cli/run_hone_test_util.h"
 #include "tensor/npz.h"
 
@@ -28,19 +29,9 @@ const std::string kData = HONE_SOURCE_DIR "/models/fashion_mnist/test.npz";
 
 class QuantizeCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) / ("hone_quantize_cli_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string Path(const std::string& name) const { return dir_.File(name); }
 
-  RunResult Hone(std::vector<std::string> args) { return test::RunHone(std::move(args), dir_); }
+  RunResult Hone(std::vector<std::string> args) { return test::RunHone(std::move(args), dir_.path()); }
 
   void ExpectUsageError(const RunResult& r, const std::string& part) {
     EXPECT_EQ(r.exit_code, 2) << r.Describe();
@@ -48,7 +39,7 @@ class QuantizeCliTest : public ::testing::Test {
     EXPECT_THAT(r.err, HasSubstr(part)) << r.Describe();
   }
 
-  fs::path dir_;
+  testing_util::TempDir dir_;
 };
 
 TEST_F(QuantizeCliTest, StaticVerifiesOnTheRowsCalibrationDidNotUse) {
