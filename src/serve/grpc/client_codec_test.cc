@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "serve/grpc/codec_test_util.h"
+
 #include "serve/grpc/infer_codec.h"
 
 namespace hone::serve::grpc_front {
@@ -12,12 +14,8 @@ using inference::ModelInferRequest;
 using inference::ModelInferResponse;
 using ::testing::HasSubstr;
 
-constexpr DataType kFixedTypes[] = {DataType::kBool,  DataType::kUint8, DataType::kUint16, DataType::kUint32,
-                                    DataType::kUint64, DataType::kInt8, DataType::kInt16,  DataType::kInt32,
-                                    DataType::kInt64, DataType::kFp16,  DataType::kBf16,   DataType::kFp32,
-                                    DataType::kFp64};
-
-std::string Bytes(const Tensor& t) { return std::string(reinterpret_cast<const char*>(t.data()), t.byte_size()); }
+using test::Bytes;
+using test::kFixedTypes;
 
 // A tensor of `type` whose elements are 0, 1, 0, 1... (valid for every type, BOOL included).
 Tensor Alternating(DataType type, Shape shape) {

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "serve/grpc/codec_test_util.h"
+
 namespace hone::serve::grpc_front {
 namespace {
 
@@ -12,12 +14,8 @@ using inference::ModelInferRequest;
 using inference::ModelInferResponse;
 using ::testing::HasSubstr;
 
-constexpr DataType kFixedTypes[] = {DataType::kBool,  DataType::kUint8, DataType::kUint16, DataType::kUint32,
-                                    DataType::kUint64, DataType::kInt8, DataType::kInt16,  DataType::kInt32,
-                                    DataType::kInt64, DataType::kFp16,  DataType::kBf16,   DataType::kFp32,
-                                    DataType::kFp64};
-
-std::string Bytes(const Tensor& t) { return std::string(reinterpret_cast<const char*>(t.data()), t.byte_size()); }
+using test::Bytes;
+using test::kFixedTypes;
 
 // A request with one FP32 input "x" [1, 2] = {1, 2} as raw contents.
 ModelInferRequest SimpleRequest() {
