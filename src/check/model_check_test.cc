@@ -25,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const std::string kDir = HONE_SOURCE_DIR "/models/fashion_mnist/";
+const std::string kDir = std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/";
 const std::string kModel = kDir + "model.onnx";
 const std::string kData = kDir + "test.npz";
 const std::string kLogits = kDir + "reference_logits.npy";

@@ -32,9 +32,9 @@ using ::testing::HasSubstr;
 using test::ReadAll;
 using test::RunResult;
 
-const std::string kModel = HONE_SOURCE_DIR "/models/fashion_mnist/model.onnx";
-const std::string kData = HONE_SOURCE_DIR "/models/fashion_mnist/test.npz";
-const std::string kTwoInputs = HONE_SOURCE_DIR "/src/runtime/testdata/two_inputs.onnx";
+const std::string kModel = std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/model.onnx";
+const std::string kData = std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/test.npz";
+const std::string kTwoInputs = std::string(HONE_SOURCE_DIR) + "/src/runtime/testdata/two_inputs.onnx";
 
 // A per-test scratch directory, removed at the end.
 class CliTest : public ::testing::Test {

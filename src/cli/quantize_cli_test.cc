@@ -24,8 +24,8 @@ using ::testing::Not;
 using test::ReadAll;
 using test::RunResult;
 
-const std::string kModel = HONE_SOURCE_DIR "/models/fashion_mnist/model.onnx";
-const std::string kData = HONE_SOURCE_DIR "/models/fashion_mnist/test.npz";
+const std::string kModel = std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/model.onnx";
+const std::string kData = std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/test.npz";
 
 class QuantizeCliTest : public ::testing::Test {
  protected:

@@ -23,7 +23,7 @@ extern char** environ;
 
 namespace hone::test {
 
-inline const std::string kHoneBinary = HONE_BINARY_DIR "/hone";
+inline const std::string kHoneBinary = std::string(HONE_BINARY_DIR) + "/hone";
 
 struct RunResult {
   int exit_code = -1;  // -1 if killed or not run

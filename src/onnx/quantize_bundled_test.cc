@@ -13,8 +13,8 @@
 namespace hone::onnx {
 namespace {
 
-const std::string kModel = HONE_SOURCE_DIR "/models/fashion_mnist/model.onnx";
-const std::string kData = HONE_SOURCE_DIR "/models/fashion_mnist/test.npz";
+const std::string kModel = std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/model.onnx";
+const std::string kData = std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/test.npz";
 constexpr int64_t kCalibrationRows = 500;
 
 struct Predictions {
