@@ -26,6 +26,25 @@ std::string Counts(const NonFiniteCounts& c) { return fmt::format("{} NaN, {} In
 
 std::string FailureReason(const OutputComparison& o) {
   const MatchResult& m = o.match;
+  if (o.tolerance.rule == ToleranceRule::kSimilarity) {
+    // The NaN/Inf count comes first: with it, the error statistics (over finite pairs) can look perfect.
+    std::vector<std::string> why;
+    if (m.new_non_finite_failed)
+      why.push_back(fmt::format("{} of {} elements are NaN or Inf where the reference disagrees "
+                                "({} NaN, {} Inf in the candidate)",
+                                m.non_finite_mismatches, o.errors.elements, o.candidate_non_finite.nan,
+                                o.candidate_non_finite.inf));
+    if (m.cosine_failed)
+      why.push_back(fmt::format("cosine similarity {:.6f} < {:g}", o.errors.cosine_similarity, o.tolerance.min_cosine));
+    if (m.range_error_failed)
+      why.push_back(fmt::format("max |error| {:.4g} is {:.3g}% of the reference's range [{:.4g}, {:.4g}] (at most "
+                                "{:g}%)",
+                                o.errors.max_abs, 100 * m.range_error, o.errors.reference_min,
+                                o.errors.reference_max, 100 * o.tolerance.max_range_error));
+    std::string s;
+    for (const auto& w : why) s += (s.empty() ? "" : "; ") + w;
+    return s;
+  }
   if (m.non_finite_mismatches > 0 && o.tolerance.statistic.kind != ErrorStatistic::kElementwise)
     return fmt::format("{} elements disagree on NaN or Inf", m.non_finite_mismatches);
   if (o.tolerance.statistic.kind == ErrorStatistic::kElementwise)
@@ -46,6 +65,12 @@ Result<OutputComparison> ComparePair(const NamedTensor& ref, const NamedTensor& 
   o.candidate_shape = cand.tensor.shape();
   o.shapes_match = o.reference_shape == o.candidate_shape;
   o.tolerance = settings.tolerances.For(ref.name);
+  // Integers, booleans and strings have no rounding to forgive: under the default rule they must be equal.
+  if (o.tolerance.rule == ToleranceRule::kSimilarity && !IsFloatingPoint(ref.tensor.type())) {
+    o.tolerance.rule = ToleranceRule::kExact;
+    o.tolerance.atol = o.tolerance.rtol = 0;
+    o.tolerance.statistic = CheckStatistic{};
+  }
   HONE_ASSIGN_OR_RETURN(std::vector<double> r, ToDoubles(ref.tensor, "reference output '" + ref.name + "'"));
   HONE_ASSIGN_OR_RETURN(std::vector<double> c, ToDoubles(cand.tensor, "candidate output '" + cand.name + "'"));
   o.reference_non_finite = CountNonFinite(r);

@@ -10,10 +10,12 @@
 
 namespace hone::check {
 
-// The rule an element is judged by, in words (printed in both reports).
+// The rules outputs are judged by, in words (printed in both reports; each output says which applies to it).
 inline constexpr const char* kCompareRule =
-    "an element fails when |c - r| > atol and |c - r| > rtol * |r|, or c is NaN where r is not; infinities match "
-    "only the same infinity; NaN in r is not judged";
+    "by default a floating-point output matches when it has no NaN or Inf the reference lacks, cosine similarity "
+    ">= --min-cosine and its largest |c - r| <= --max-range-error of the reference's range; other outputs must be "
+    "equal. With --atol/--rtol: an element fails when |c - r| > atol and |c - r| > rtol * |r|, or c is NaN where r "
+    "is not; infinities match only the same infinity; NaN in r is not judged";
 
 std::string CompareReportToText(const CompareReport& report);
 nlohmann::json CompareReportToJson(const CompareReport& report);

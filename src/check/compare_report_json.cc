@@ -8,6 +8,28 @@ nlohmann::json SideJson(DataType type, const Shape& shape, const NonFiniteCounts
   return {{"datatype", DataTypeName(type)}, {"shape", shape}, {"nan", counts.nan}, {"inf", counts.inf}};
 }
 
+const char* RuleName(ToleranceRule rule) {
+  switch (rule) {
+    case ToleranceRule::kSimilarity: return "similarity";
+    case ToleranceRule::kExact: return "exact";
+    case ToleranceRule::kAtolRtol: break;
+  }
+  return "atol_rtol";
+}
+
+nlohmann::json ToleranceJson(const Tolerance& t) {
+  nlohmann::json j = {{"rule", RuleName(t.rule)}, {"description", t.Describe()}};
+  if (t.rule == ToleranceRule::kSimilarity) {
+    j["min_cosine"] = t.min_cosine;
+    j["max_range_error"] = t.max_range_error;
+  } else if (t.rule == ToleranceRule::kAtolRtol) {
+    j["atol"] = t.atol;
+    j["rtol"] = t.rtol;
+    j["statistic"] = t.statistic.Name();
+  }
+  return j;
+}
+
 nlohmann::json OutputJson(const OutputComparison& o) {
   nlohmann::json j = {
       {"reference_name", o.reference_name},
@@ -15,8 +37,7 @@ nlohmann::json OutputJson(const OutputComparison& o) {
       {"reference", SideJson(o.reference_type, o.reference_shape, o.reference_non_finite)},
       {"candidate", SideJson(o.candidate_type, o.candidate_shape, o.candidate_non_finite)},
       {"shapes_match", o.shapes_match},
-      {"tolerance",
-       {{"atol", o.tolerance.atol}, {"rtol", o.tolerance.rtol}, {"statistic", o.tolerance.statistic.Name()}}},
+      {"tolerance", ToleranceJson(o.tolerance)},
       {"passed", o.passed},
       {"failure", o.failure},
   };
@@ -30,6 +51,8 @@ nlohmann::json OutputJson(const OutputComparison& o) {
   j["cosine_similarity"] = JsonNumber(e.cosine_similarity);
   j["mismatched"] = m.mismatched;
   j["non_finite_mismatches"] = m.non_finite_mismatches;
+  j["reference_range"] = {JsonNumber(e.reference_min), JsonNumber(e.reference_max)};
+  j["range_error"] = JsonNumber(m.range_error);
   j["unjudged"] = m.unjudged;
   j["statistic_value"] = {{"abs", JsonNumber(m.statistic_abs)}, {"rel", JsonNumber(m.statistic_rel)}};
   j["min_passing"] = {{"atol", JsonNumber(m.min_atol)}, {"rtol", JsonNumber(m.min_rtol)}};

@@ -26,25 +26,38 @@ void AppendOutput(std::string& out, const OutputComparison& o) {
                      DataTypeName(o.reference_type), ShapeText(o.reference_shape), DataTypeName(o.candidate_type),
                      ShapeText(o.candidate_shape), o.shapes_match ? "match" : "DIFFER");
   const Tolerance& t = o.tolerance;
-  out += fmt::format("  {:<19}atol {:g}, rtol {:g}, statistic {}\n", "tolerance", t.atol, t.rtol, t.statistic.Name());
+  out += fmt::format("  {:<19}{}\n", "tolerance", t.Describe());
   out += fmt::format("  {:<19}reference {} / {}, candidate {} / {}\n", "NaN / Inf", o.reference_non_finite.nan,
                      o.reference_non_finite.inf, o.candidate_non_finite.nan, o.candidate_non_finite.inf);
   if (o.shapes_match) {
     const ErrorStats& e = o.errors;
     const MatchResult& m = o.match;
+    // Shown before the statistics: those are over the finite pairs and cannot see these elements.
+    if (m.non_finite_mismatches > 0)
+      out += fmt::format("  {:<19}{} of {} elements ({}) disagree on NaN or Inf; the errors below are over the {} "
+                         "elements where both are finite\n",
+                         "NaN/Inf MISMATCH", m.non_finite_mismatches, e.elements,
+                         Percent(static_cast<double>(m.non_finite_mismatches) / static_cast<double>(e.elements)),
+                         e.finite_pairs);
     out += fmt::format("  {:<19}max {:<11} mean {:<11} p99 {}\n", "absolute error", Sig(e.max_abs), Sig(e.mean_abs),
                        Sig(e.p99_abs));
     out += fmt::format("  {:<19}max {:<11} mean {:<11} p99 {}\n", "relative error", Sig(e.max_rel), Sig(e.mean_rel),
                        Sig(e.p99_rel));
     out += fmt::format("  {:<19}{}\n", "cosine similarity", Cosine(e.cosine_similarity));
-    out += fmt::format("  {:<19}{} of {} elements ({}){}\n", "mismatched", m.mismatched, e.elements,
-                       Percent(e.elements ? static_cast<double>(m.mismatched) / static_cast<double>(e.elements) : 0),
-                       m.unjudged ? fmt::format("; {} not judged (NaN in the reference)", m.unjudged) : "");
-    if (t.statistic.kind != ErrorStatistic::kElementwise)
+    if (t.rule == ToleranceRule::kSimilarity)
+      out += fmt::format("  {:<19}{} ({}% of the reference's range [{}, {}])\n", "largest |error|", Sig(e.max_abs),
+                         Sig(100 * m.range_error), Sig(e.reference_min), Sig(e.reference_max));
+    else
+      out += fmt::format("  {:<19}{} of {} elements ({}){}\n", "mismatched", m.mismatched, e.elements,
+                         Percent(e.elements ? static_cast<double>(m.mismatched) / static_cast<double>(e.elements) : 0),
+                         m.unjudged ? fmt::format("; {} not judged (NaN in the reference)", m.unjudged) : "");
+    if (t.rule == ToleranceRule::kAtolRtol && t.statistic.kind != ErrorStatistic::kElementwise)
       out += fmt::format("  {:<19}absolute {} (atol {:g}), relative {} (rtol {:g})\n", t.statistic.Name(),
                          Sig(m.statistic_abs), t.atol, Sig(m.statistic_rel), t.rtol);
-    out += fmt::format("  {:<19}atol >= {} (at rtol {:g}), or rtol >= {} (at atol {:g})\n", "would pass with",
-                       Sig(m.min_atol), t.rtol, Sig(m.min_rtol), t.atol);
+    if (t.rule != ToleranceRule::kExact)
+      out += fmt::format("  {:<19}atol >= {} (at rtol {:g}), or rtol >= {} (at atol {:g})\n",
+                         t.rule == ToleranceRule::kSimilarity ? "elementwise needs" : "would pass with",
+                         Sig(m.min_atol), t.rtol, Sig(m.min_rtol), t.atol);
     if (e.worst_index >= 0)
       out += fmt::format("  {:<19}{}: reference {:.9g}, candidate {:.9g}\n", "largest error at",
                          ElementIndex(e.worst_index, o.reference_shape), o.worst_reference, o.worst_candidate);

@@ -107,7 +107,9 @@ Result<EmbeddingMetrics> ComputeEmbedding(std::span<const double> candidate, std
     const bool c_zero = Dot(c, c, dims) == 0, f_zero = Dot(f, f, dims) == 0;
     const double cosine = c_zero && f_zero ? 1 : std::clamp(Dot(c, f, dims), -1.0, 1.0);
     cosine_sum += cosine;
-    m.cosine_min = std::min(m.cosine_min, cosine);
+    // A row with NaN or Inf has no cosine: the minimum (and mean) become NaN, which fails every gate on them,
+    // instead of being skipped by std::min and reported as a perfect 1.
+    m.cosine_min = std::isnan(cosine) ? cosine : std::min(m.cosine_min, cosine);
   }
   m.cosine_mean = cosine_sum / static_cast<double>(samples);
 

@@ -36,8 +36,15 @@ ErrorStats ComputeErrorStats(std::span<const double> reference, std::span<const 
   abs_errors.reserve(reference.size());
   rel_errors.reserve(reference.size());
   double sum_abs = 0, sum_rel = 0, dot = 0, ref_norm = 0, cand_norm = 0;
+  bool any_finite_reference = false;
   for (size_t i = 0; i < reference.size(); ++i) {
     const double r = reference[i], c = candidate[i];
+    if (std::isfinite(r)) {
+      s.reference_min = any_finite_reference ? std::min(s.reference_min, r) : r;
+      s.reference_max = any_finite_reference ? std::max(s.reference_max, r) : r;
+      any_finite_reference = true;
+      if (!std::isfinite(c)) ++s.new_non_finite;
+    }
     if (!std::isfinite(r) || !std::isfinite(c)) continue;
     const double abs_error = std::fabs(c - r);
     const double rel_error = r != 0 ? abs_error / std::fabs(r)

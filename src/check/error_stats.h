@@ -30,6 +30,10 @@ struct ErrorStats {
   double cosine_similarity = 1;
   // The finite pair with the largest absolute error (the first such), or -1.
   int64_t worst_index = -1;
+  // The range of the reference's finite values (0, 0 when it has none): the scale of the similarity rule.
+  double reference_min = 0, reference_max = 0;
+  // Elements where the candidate is NaN or Inf and the reference is finite: what the statistics above cannot see.
+  int64_t new_non_finite = 0;
   NonFiniteCounts reference, candidate;
 };
 

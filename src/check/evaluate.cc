@@ -268,8 +268,18 @@ Result<EvaluateReport> Evaluate(const EvaluateSettings& s) {
     HONE_ASSIGN_OR_RETURN(report.slices, MeasureSlices(s, dataset, truth.truth, report, clean,
                                                        deltas ? &*reference_clean : nullptr));
   }
+  for (size_t i = 0; i < clean.size(); ++i) {
+    if (std::isfinite(clean[i])) continue;
+    ++report.nan_inf_outputs;
+    if (reference_clean && i < reference_clean->size() && std::isfinite((*reference_clean)[i]))
+      report.new_nan_inf_outputs = report.new_nan_inf_outputs.value_or(0) + 1;
+  }
+  if (reference_clean && !report.new_nan_inf_outputs) report.new_nan_inf_outputs = 0;
   report.metrics = CollectMetrics(report);
-  HONE_ASSIGN_OR_RETURN(report.gates, CheckGates(s.gates, report.metrics));
+  std::vector<Gate> gates = s.gates;
+  gates.push_back(reference_clean ? Gate{"new_nan_inf_outputs", GateOp::kLessEqual, 0}
+                                  : Gate{"nan_inf_outputs", GateOp::kLessEqual, 0});
+  HONE_ASSIGN_OR_RETURN(report.gates, CheckGates(gates, report.metrics));
   return report;
 }
 

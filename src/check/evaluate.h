@@ -79,6 +79,11 @@ struct EvaluateReport {
   std::optional<ModelEvaluation> reference;
   std::optional<double> prediction_agreement;  // classification with --against: ratio of equal argmax
   std::optional<SliceReport> slices;
+  // NaN or Inf among the evaluated output's values, and (with --against) those where the reference has a number.
+  // Either fails the evaluation through a gate added to the user's (nan_inf_outputs<=0 without a reference,
+  // new_nan_inf_outputs<=0 with one): no metric computed over the finite values can be trusted otherwise.
+  int64_t nan_inf_outputs = 0;
+  std::optional<int64_t> new_nan_inf_outputs;
   std::vector<Metric> metrics;  // every named figure gates may refer to (see CollectMetrics)
   std::vector<GateResult> gates;
 

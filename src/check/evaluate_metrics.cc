@@ -20,6 +20,9 @@ std::vector<Metric> CollectMetrics(const EvaluateReport& report) {
     out.push_back({"worst_slice_gap", slices->worst_gap, Better::kLower, primary.unit});
     if (slices->worst_drop) out.push_back({"worst_slice" + suffix, *slices->worst_drop, Better::kLower, primary.unit});
   }
+  out.push_back({"nan_inf_outputs", static_cast<double>(report.nan_inf_outputs), Better::kLower, "count"});
+  if (report.new_nan_inf_outputs)
+    out.push_back({"new_nan_inf_outputs", static_cast<double>(*report.new_nan_inf_outputs), Better::kLower, "count"});
   if (const auto& s = candidate.stability) {
     out.push_back({"non_finite_outputs", static_cast<double>(s->non_finite.total()), Better::kLower, "count"});
     out.push_back({"stability_max_change", s->max_change, Better::kLower, "output units"});

@@ -118,6 +118,15 @@ TEST(Classification, DetectScoreKind) {
   EXPECT_EQ(DetectScoreKind(std::vector<double>{-1, 2}, 2), ScoreKind::kLogits);
 }
 
+TEST(Embedding, ANonFiniteRowIsNotAPerfectCosine) {
+  std::vector<double> reference = {1, 0, 0, 1, 1, 1};
+  std::vector<double> candidate = {1, 0, INFINITY, 1, 1, 1};
+  auto m = ComputeEmbedding(candidate, reference, 3, 2, {1, 2000});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(std::isnan(m->cosine_min));
+  EXPECT_TRUE(std::isnan(m->cosine_mean));
+}
+
 TEST(Embedding, CosineRecallAndSimilarityShift) {
   // Reference neighbours (k = 1): 0<->1, 2<->3. The candidate moves sample 3 next to sample 0, so only sample 1
   // still finds its neighbour (0); 0 now finds 3, 2 finds 1 and 3 finds 0.

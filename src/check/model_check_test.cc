@@ -104,8 +104,11 @@ TEST_F(ModelCheckTest, PyTorchLogitsMatchWithinTheExportTolerance) {
   EXPECT_EQ(r->reference, "saved outputs '" + kLogits + "'");
 }
 
-TEST_F(ModelCheckTest, ScaledWeightsFailCompare) {
-  auto r = RunCompare(Job(kModel, Scaled()));
+TEST_F(ModelCheckTest, ScaledWeightsFailElementwiseCompare) {
+  CompareJob job = Job(kModel, Scaled());
+  ASSERT_TRUE(job.settings.tolerances.ParseAtol("1e-5").ok());
+  EXPECT_TRUE(RunCompare(Job(kModel, Scaled()))->passed());  // the default rule: the same behaviour
+  auto r = RunCompare(job);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_FALSE(r->passed());
   const OutputComparison& o = r->outputs[0];
@@ -116,6 +119,7 @@ TEST_F(ModelCheckTest, ScaledWeightsFailCompare) {
   // The smallest atol it reports is the one that passes.
   CompareJob loose = Job(kModel, Scaled());
   loose.settings.tolerances.defaults.atol = o.match.min_atol;
+  loose.settings.tolerances.defaults.rule = ToleranceRule::kAtolRtol;
   EXPECT_TRUE(RunCompare(loose)->passed());
 }
 
@@ -128,7 +132,9 @@ TEST_F(ModelCheckTest, SavedOutputsServeAsEitherSide) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->passed());
   EXPECT_TRUE(RunCompare(Job(Path("candidate.npy"), Scaled()))->passed());
-  EXPECT_FALSE(RunCompare(Job(Path("reference.npz"), Path("candidate.npy")))->passed());
+  CompareJob elementwise = Job(Path("reference.npz"), Path("candidate.npy"));
+  ASSERT_TRUE(elementwise.settings.tolerances.ParseAtol("1e-5").ok());
+  EXPECT_FALSE(RunCompare(elementwise)->passed());
   CompareJob generated = Job(Path("reference.npz"), kModel);
   generated.inputs.data_path.clear();  // 64 generated samples: not what the outputs were made from
   EXPECT_THAT(RunCompare(generated).status().message(), HasSubstr("has 2000 rows, but the inputs"));

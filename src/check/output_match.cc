@@ -23,8 +23,14 @@ std::pair<double, double> StatisticValues(const CheckStatistic& statistic, const
 }  // namespace
 
 MatchResult MatchElements(std::span<const double> reference, std::span<const double> candidate,
-                          const Tolerance& tolerance, const ErrorStats& stats) {
+                          const Tolerance& given, const ErrorStats& stats) {
   MatchResult m;
+  // kExact is the element rule with no tolerance at all.
+  Tolerance tolerance = given;
+  if (tolerance.rule == ToleranceRule::kExact) {
+    tolerance.atol = tolerance.rtol = 0;
+    tolerance.statistic = CheckStatistic{};
+  }
   // Elementwise: the tolerance that would pass is the worst error among elements the other tolerance misses.
   double need_atol = 0, need_rtol = 0;
   for (size_t i = 0; i < reference.size(); ++i) {
@@ -46,7 +52,16 @@ MatchResult MatchElements(std::span<const double> reference, std::span<const dou
   auto [stat_abs, stat_rel] = StatisticValues(tolerance.statistic, stats);
   m.statistic_abs = stat_abs;
   m.statistic_rel = stat_rel;
-  if (tolerance.statistic.kind == ErrorStatistic::kElementwise) {
+  if (tolerance.rule == ToleranceRule::kSimilarity) {
+    const double range = stats.reference_max - stats.reference_min;
+    m.range_error = range > 0 ? stats.max_abs / range : (stats.max_abs > 0 ? kInf : 0);
+    m.new_non_finite_failed = m.non_finite_mismatches > 0;
+    m.cosine_failed = !(stats.cosine_similarity >= tolerance.min_cosine);
+    m.range_error_failed = !(m.range_error <= tolerance.max_range_error);
+    m.passed = !m.new_non_finite_failed && !m.cosine_failed && !m.range_error_failed;
+    m.min_atol = need_atol;
+    m.min_rtol = need_rtol;
+  } else if (tolerance.statistic.kind == ErrorStatistic::kElementwise) {
     m.passed = m.mismatched == 0;
     m.min_atol = need_atol;
     m.min_rtol = need_rtol;

@@ -23,6 +23,10 @@ struct MatchResult {
   // The smallest atol that passes with the given rtol, and the smallest rtol that passes with the given atol;
   // +inf when no tolerance would (a NaN or Inf disagreement).
   double min_atol = 0, min_rtol = 0;
+  // kSimilarity: the largest absolute error as a ratio to the reference's range (+inf when the range is 0 and
+  // the error is not), and which of the rule's three conditions failed.
+  double range_error = 0;
+  bool new_non_finite_failed = false, cosine_failed = false, range_error_failed = false;
 };
 
 // Judges `candidate` against `reference` (same length) under `tolerance`; `stats` must be ComputeErrorStats of

@@ -51,6 +51,7 @@ Status Tolerances::ParseValue(const char* flag, std::string_view text, double& d
     return Status::InvalidArgument(fmt::format("{} '{}': expected a number >= 0, or OUTPUT:NUMBER", flag, text));
   if (colon == std::string_view::npos) {
     default_value = *value;
+    defaults.rule = ToleranceRule::kAtolRtol;
   } else {
     if (name.empty())
       return Status::InvalidArgument(fmt::format("{} '{}': the output name before ':' is empty", flag, text));
@@ -62,6 +63,7 @@ Status Tolerances::ParseValue(const char* flag, std::string_view text, double& d
 Status Tolerances::ParseStatistic(std::string_view text) {
   if (auto s = ParseCheckStatistic(text)) {
     defaults.statistic = *s;
+    defaults.rule = ToleranceRule::kAtolRtol;
     return Status::Ok();
   }
   size_t colon = text.find(':');
@@ -75,12 +77,37 @@ Status Tolerances::ParseStatistic(std::string_view text) {
       text));
 }
 
+Status Tolerances::SetSimilarity(double min_cosine, double max_range_error) {
+  if (!(min_cosine >= -1 && min_cosine <= 1))
+    return Status::InvalidArgument(fmt::format("--min-cosine {:g}: expected a cosine similarity in [-1, 1]", min_cosine));
+  if (!(max_range_error >= 0) || !std::isfinite(max_range_error))
+    return Status::InvalidArgument(
+        fmt::format("--max-range-error {:g}: expected a ratio >= 0 of the output's range", max_range_error));
+  defaults.min_cosine = min_cosine;
+  defaults.max_range_error = max_range_error;
+  return Status::Ok();
+}
+
 Tolerance Tolerances::For(const std::string& output) const {
   Tolerance t = defaults;
-  if (auto it = atol_.find(output); it != atol_.end()) t.atol = it->second;
-  if (auto it = rtol_.find(output); it != rtol_.end()) t.rtol = it->second;
-  if (auto it = statistic_.find(output); it != statistic_.end()) t.statistic = it->second;
+  bool named = false;
+  if (auto it = atol_.find(output); it != atol_.end()) t.atol = it->second, named = true;
+  if (auto it = rtol_.find(output); it != rtol_.end()) t.rtol = it->second, named = true;
+  if (auto it = statistic_.find(output); it != statistic_.end()) t.statistic = it->second, named = true;
+  if (named) t.rule = ToleranceRule::kAtolRtol;
   return t;
+}
+
+std::string Tolerance::Describe() const {
+  switch (rule) {
+    case ToleranceRule::kSimilarity:
+      return fmt::format("similarity: no NaN/Inf the reference lacks, cosine >= {:g}, max |error| <= {:g}% of the "
+                         "reference's range (--atol/--rtol for elementwise tolerances)",
+                         min_cosine, 100 * max_range_error);
+    case ToleranceRule::kExact: return "exact: every element equal (not a floating-point output)";
+    case ToleranceRule::kAtolRtol: break;
+  }
+  return fmt::format("atol {:g}, rtol {:g}, statistic {}", atol, rtol, statistic.Name());
 }
 
 std::vector<std::string> Tolerances::NamedOutputs() const {

@@ -9,8 +9,9 @@
 #include "bench/system_info.h"
 #include "check/compare_report.h"
 #include "check/compare_runner.h"
-#include "cli/common_flags.h"
 #include "cli/commands.h"
+#include "cli/common_flags.h"
+#include "cli/tolerance_flags.h"
 
 namespace hone::cli {
 namespace {
@@ -20,7 +21,8 @@ struct CompareFlags {
   InputFlags inputs;
   RuntimeFlags runtime_raw;
   bench::RuntimeSweep runtime;
-  std::vector<std::string> atol, rtol, error_stat, map;
+  ToleranceFlags tolerance;
+  std::vector<std::string> map;
   std::string json_path;
 };
 
@@ -34,15 +36,7 @@ void AddFlags(CLI::App& sub, CompareFlags& f) {
   AddInputFlags(sub, job.inputs, f.inputs);
   sub.add_option("--batch", job.batch, "samples per run (default: the inputs' batch size, 1 for a dynamic one)");
   AddRuntimeFlags(sub, f.runtime, f.runtime_raw);
-  sub.add_option("--atol", f.atol,
-                 "absolute tolerance, in the output's units: NUMBER for every output, OUTPUT:NUMBER for one "
-                 "(e.g. --atol 1e-5 logits:1e-3); default 1e-5")
-      ->delimiter(',');
-  sub.add_option("--rtol", f.rtol, "relative tolerance (a ratio to |reference|), as --atol; default 1e-5")
-      ->delimiter(',');
-  sub.add_option("--error-stat", f.error_stat,
-                 "what the tolerances apply to: elementwise (default; every element), max, mean or quantile:Q of "
-                 "the errors; OUTPUT:STAT for one output");
+  AddToleranceFlags(sub, f.tolerance);
   sub.add_option("--map", f.map, "REFERENCE=CANDIDATE: pair outputs with different names (repeatable)");
   sub.add_flag("--validate", job.settings.validate, "also fail when any output of either side holds NaN or Inf");
   sub.add_option("--top-k", job.settings.top_k, "top-k overlap for classifier-like outputs")->capture_default_str();
@@ -66,10 +60,7 @@ Status Apply(CompareFlags& f) {
   HONE_RETURN_IF_ERROR(ApplyInputFlags(f.inputs, f.job.inputs));
   HONE_RETURN_IF_ERROR(ApplyRuntimeFlags(f.runtime_raw, f.runtime));
   HONE_ASSIGN_OR_RETURN(f.job.session, SingleSession(f.runtime));
-  check::Tolerances& t = f.job.settings.tolerances;
-  for (const auto& a : f.atol) HONE_RETURN_IF_ERROR(t.ParseAtol(a));
-  for (const auto& r : f.rtol) HONE_RETURN_IF_ERROR(t.ParseRtol(r));
-  for (const auto& s : f.error_stat) HONE_RETURN_IF_ERROR(t.ParseStatistic(s));
+  HONE_RETURN_IF_ERROR(ApplyToleranceFlags(f.tolerance, f.job.settings.tolerances));
   for (const auto& m : f.map) {
     size_t eq = m.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())

@@ -39,6 +39,12 @@ class QuantizeCliTest : public ::testing::Test {
     EXPECT_THAT(r.err, HasSubstr(part)) << r.Describe();
   }
 
+  // No staging directory (.hone-staging-*) is left behind.
+  void ExpectNothingStaged() {
+    for (const auto& e : fs::directory_iterator(dir_.path()))
+      EXPECT_EQ(e.path().filename().string().rfind(".hone-staging", 0), std::string::npos) << e.path();
+  }
+
   testing_util::TempDir dir_;
 };
 
@@ -59,13 +65,48 @@ TEST_F(QuantizeCliTest, StaticVerifiesOnTheRowsCalibrationDidNotUse) {
   EXPECT_THAT(r.out, HasSubstr("verdict: PASSED"));
 }
 
-TEST_F(QuantizeCliTest, DynamicWithBenchmarkReportsRatios) {
-  RunResult r = Hone({"quantize", kModel, "-o", Path("dynamic.onnx"), "--data", kData, "--bench-window-ms", "100",
-                      "--intra-op-threads", "1"});
-  EXPECT_EQ(r.exit_code, 0) << r.Describe();
+TEST_F(QuantizeCliTest, DynamicWithBenchmarkReportsRatiosAndASlowerVariantFails) {
+  RunResult r = Hone({"quantize", kModel, "-o", Path("dynamic.onnx"), "--data", kData, "--bench-window-ms", "50",
+                      "--bench-rounds", "2", "--intra-op-threads", "1"});
   for (const char* part : {"size", "p50 latency", "p99 latency", "throughput (samples/s)", "bench: in process",
-                           "verdict: PASSED"})
+                           "medians of 2 rounds alternating source and variant"})
     EXPECT_THAT(r.out, HasSubstr(part)) << r.Describe();
+  // Whether INT8 pays on this CPU is the machine's business; what the verdict does with the measurement is not.
+  if (r.exit_code == 1) {
+    EXPECT_THAT(r.out, HasSubstr("verdict: FAILED: slower than the source")) << r.Describe();
+    EXPECT_THAT(r.out, HasSubstr("--allow-slower")) << r.Describe();
+  } else {
+    EXPECT_EQ(r.exit_code, 0) << r.Describe();
+    EXPECT_THAT(r.out, HasSubstr("verdict: PASSED")) << r.Describe();
+  }
+  RunResult allowed = Hone({"quantize", kModel, "-o", Path("dynamic2.onnx"), "--data", kData, "--bench-window-ms",
+                            "50", "--bench-rounds", "2", "--intra-op-threads", "1", "--allow-slower"});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.Describe();
+  EXPECT_THAT(allowed.out, HasSubstr("verdict: PASSED")) << allowed.Describe();
+}
+
+TEST_F(QuantizeCliTest, AnOutputThatIsTheInputIsRefusedAndTheInputKept) {
+  std::string model = dir_.CopySource("models/fashion_mnist/model.onnx", "model.onnx");
+  const auto size = fs::file_size(model);
+  ExpectUsageError(Hone({"quantize", model, "-o", model, "--no-verify"}), "never overwrites its input");
+  ExpectUsageError(Hone({"quantize", model, "-o", dir_.str() + "/./model.onnx", "--no-verify"}),
+                   "never overwrites its input");
+  fs::create_symlink(model, Path("link.onnx"));
+  ExpectUsageError(Hone({"convert", model, "-o", Path("link.onnx"), "--no-verify"}), "never overwrites its input");
+  EXPECT_EQ(fs::file_size(model), size);
+  ExpectNothingStaged();
+}
+
+TEST_F(QuantizeCliTest, NothingQuantizedIsAFailureAndWritesNothing) {
+  // The bundled CNN has no MatMul (its dense layers are Gemm), so weight-only (MatMulNBits) changes nothing.
+  std::string out = Path("wo.onnx");
+  RunResult r = Hone({"quantize", kModel, "-o", out, "--mode", "weight-only", "--data", kData});
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("quantized 0 node(s)"));
+  EXPECT_THAT(r.err, HasSubstr("nothing to quantize"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("PASSED")));
+  EXPECT_FALSE(fs::exists(out));
+  ExpectNothingStaged();
 }
 
 TEST_F(QuantizeCliTest, ConvertFp16) {

@@ -1,7 +1,8 @@
 // hone quantize MODEL -o OUT --mode dynamic|static|weight-only: writes the quantized variant, then (unless
 // --no-verify) compares it with the source on held-out data, evaluates it when the data has labels, and benchmarks
-// both. Exit 0 when the variant passes, 1 when it misses a tolerance or gate (it is kept for inspection), 2 on bad
-// usage or input.
+// both. Exit 0 when the variant passes, 1 when it misses a tolerance, gate or the speed verdict (it is kept for
+// inspection) or when nothing was quantized or the result does not load (nothing is written then), 2 on bad usage
+// or input, an output path that is the input among them.
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -10,11 +11,12 @@
 #include <iostream>
 #include <memory>
 
+#include "base/staged_output.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
-#include "cli/variant_check.h"
 #include "cli/variant_flags.h"
 #include "onnx/quantize.h"
+#include "tune/variant_check.h"
 
 namespace hone::cli {
 namespace {
@@ -107,32 +109,46 @@ int Run(QuantizeFlags& f) {
     return kExitUsage;
   };
   if (Status s = Apply(f); !s.ok()) return fail(s);
-  VariantCheck check;
+  // Refused before anything is read or written: an output that would replace the model it comes from.
+  auto staged = StagedOutput::Create(f.output, f.model);
+  if (!staged.ok()) return fail(staged.status());
+  tune::VariantCheck check;
   // Verification data must not be the calibration rows: when --data is the calibration file (or absent under
   // static mode), verify on the rows calibration did not use.
   ScratchFile held_out;
   if (f.options.mode == onnx::QuantizeMode::kStatic) {
     const std::string& cal = f.options.calibration_inputs.data_path;
-    if (!f.verify.no_verify && (f.verify.data.data_path.empty() || SameFile(f.verify.data.data_path, cal))) {
+    if (!f.verify.no_verify && (f.verify.data.data_path.empty() || SamePath(f.verify.data.data_path, cal))) {
       if (f.options.calibration_samples == 0)
         return fail(Status::InvalidArgument(
             "verification needs held-out data: give --data with other samples than --calibration-data, or "
             "--calibration-samples N so that the rows after N verify (or --no-verify)"));
-      if (Status s = WriteHeldOutRows(cal, f.options.calibration_samples, held_out.path()); !s.ok()) return fail(s);
+      if (Status s = tune::WriteHeldOutRows(cal, f.options.calibration_samples, held_out.path()); !s.ok()) return fail(s);
       f.verify.data.data_path = held_out.path();
       check.data_note = fmt::format("rows {} and after of '{}'; rows before calibrated", f.options.calibration_samples, cal);
     }
   }
-  auto summary = onnx::QuantizeFile(f.model, f.output, f.options);
+  auto summary = onnx::QuantizeFile(f.model, staged->path(), f.options);
   if (!summary.ok()) {
+    const std::string message = staged->NameFinal(summary.status().message());
     if (summary.status().code() == StatusCode::kInternal) {
-      std::cerr << "hone quantize: " << summary.status().message() << "\n";
+      std::cerr << "hone quantize: " << message << "\nhone quantize: nothing was written to '" << f.output << "'\n";
       return kExitCheckFailed;
     }
-    return fail(summary.status());
+    return fail(Status(summary.status().code(), message));
   }
   PrintSummary(f, *summary);
-  if (f.verify.no_verify) return kExitOk;
+  if (summary->quantized.empty()) {
+    std::cerr << "hone quantize: nothing to quantize: no node of " << f.model << " was changed"
+              << (summary->skipped.empty() ? " (no node of the selected op types)" : " (see 'kept float' above)")
+              << ", so no variant was written to '" << f.output << "'\n";
+    return kExitCheckFailed;
+  }
+  if (Status s = staged->Commit(); !s.ok()) return fail(s);
+  if (f.verify.no_verify) {
+    std::cout << "not verified (--no-verify): outputs, quality and speed against the source were not checked\n";
+    return kExitOk;
+  }
   return VerifyVariant(f.model, f.output, f.verify, check, "hone quantize");
 }
 

@@ -19,24 +19,25 @@ void AddVariantFlags(CLI::App& app, VariantFlags& f) {
   app.add_option("--intra-op-threads", f.intra_op_threads,
                  "ONNX Runtime threads inside one operator for calibration, verification and bench (0: default)")
       ->capture_default_str();
-  app.add_option("--atol", f.atol, "verify outputs with this absolute tolerance (NAME:X for one output; repeatable) "
-                                   "instead of --min-cosine");
-  app.add_option("--rtol", f.rtol, "relative tolerance, as --atol");
-  app.add_option("--error-stat", f.error_stat, "elementwise|max|mean|quantile[:Q] for --atol/--rtol");
-  app.add_option("--min-cosine", f.min_cosine, "without --atol/--rtol: least cosine similarity per output")
-      ->capture_default_str();
+  AddToleranceFlags(app, f.tolerance);
   app.add_option("--gate", f.gates, "conditions on the evaluation with labels, e.g. 'accuracy_drop<=0.005' "
                                     "(default: accuracy_drop<=--max-accuracy-drop)");
   app.add_option("--max-accuracy-drop", f.max_accuracy_drop, "the default gate, as a ratio (0.01 = 1 point)")
       ->capture_default_str();
+  app.add_flag("--allow-slower", f.allow_slower,
+               "pass a variant that measured slower than its source (the verdict still says so)");
+  app.add_option("--bench-rounds", f.bench_rounds,
+                 "speed: rounds of source and variant measured in alternating order; the verdict takes the median "
+                 "ratio against the source's own spread")
+      ->capture_default_str();
   app.add_option("--bench-batch", f.bench_batch, "samples per request in the benchmark (default: the inputs')");
-  app.add_option("--bench-window-ms", f.bench_window_ms, "benchmark measurement window; each model runs until 3 "
-                                                         "windows agree within 10%")
+  app.add_option("--bench-window-ms", f.bench_window_ms,
+                 "speed: each measurement is a short warm-up and two windows of this length")
       ->capture_default_str();
 }
 
-int VerifyVariant(const std::string& source, const std::string& variant, VariantFlags& f, VariantCheck& check,
-                  const std::string& command) {
+int VerifyVariant(const std::string& source, const std::string& variant, VariantFlags& f,
+                  tune::VariantCheck& check, const std::string& command) {
   auto fail = [&command](const Status& s) {
     std::cerr << command << ": " << s.message() << "\n";
     return kExitUsage;
@@ -46,14 +47,7 @@ int VerifyVariant(const std::string& source, const std::string& variant, Variant
   if (Status s = ApplyInputFlags(f.data_flags, f.data); !s.ok()) return fail(s);
   check.data = f.data;
   check.session.intra_op_threads = f.intra_op_threads;
-  for (const auto& a : f.atol)
-    if (Status s = check.tolerances.ParseAtol(a); !s.ok()) return fail(s);
-  for (const auto& r : f.rtol)
-    if (Status s = check.tolerances.ParseRtol(r); !s.ok()) return fail(s);
-  for (const auto& e : f.error_stat)
-    if (Status s = check.tolerances.ParseStatistic(e); !s.ok()) return fail(s);
-  check.tolerances_given = !f.atol.empty() || !f.rtol.empty();
-  check.min_cosine = f.min_cosine;
+  if (Status s = ApplyToleranceFlags(f.tolerance, check.tolerances); !s.ok()) return fail(s);
   for (const auto& g : f.gates) {
     auto parsed = check::ParseGates(g);
     if (!parsed.ok()) return fail(parsed.status());
@@ -61,22 +55,20 @@ int VerifyVariant(const std::string& source, const std::string& variant, Variant
   }
   check.max_accuracy_drop = f.max_accuracy_drop;
   check.bench = !f.no_bench;
+  check.allow_slower = f.allow_slower;
+  check.bench_rounds = f.bench_rounds;
   check.bench_batch = f.bench_batch;
+  if (f.bench_rounds < 1) return fail(Status::InvalidArgument("--bench-rounds: expected >= 1"));
   if (!(f.bench_window_ms > 0)) return fail(Status::InvalidArgument("--bench-window-ms: expected > 0"));
   check.bench_window_s = f.bench_window_ms / 1000.0;
-  auto outcome = CheckVariant(check);
+  auto outcome = tune::CheckVariant(check);
   if (!outcome.ok()) return fail(outcome.status());
-  std::cout << VariantOutcomeToText(check, *outcome);
+  std::cout << tune::VariantOutcomeToText(check, *outcome);
   if (!outcome->passed()) {
     std::cerr << command << ": the variant failed verification; it is kept at '" << variant << "' for inspection\n";
     return kExitCheckFailed;
   }
   return kExitOk;
-}
-
-bool SameFile(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  return fs::equivalent(a, b, ec);
 }
 
 ScratchFile::ScratchFile() {

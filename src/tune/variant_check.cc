@@ -1,17 +1,18 @@
-#include "cli/variant_check.h"
+#include "tune/variant_check.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "base/units.h"
-#include "bench/bench_runner.h"
 #include "check/compare_runner.h"
+#include "runtime/session.h"
 #include "tensor/npz.h"
 
-namespace hone::cli {
+namespace hone::tune {
 namespace fs = std::filesystem;
 namespace {
 
@@ -35,21 +36,18 @@ bool HasLabels(const std::string& data_path) {
   return false;
 }
 
-Result<bench::BenchReport> Measure(const VariantCheck& c, const std::string& model) {
-  bench::BenchSettings s;
-  s.model_path = model;
-  s.inputs = c.data;
-  s.mode = bench::LoadMode::kClosedLoop;
-  s.concurrency = {1};
-  if (c.bench_batch > 0) s.batch_sizes = {c.bench_batch};
-  s.run.warmup_requests = 20;
-  s.run.warmup_s = 0.5;
-  s.run.window_s = c.bench_window_s;
-  s.run.stability.max_windows = 12;
-  s.runtime.intra_op_threads = {c.session.intra_op_threads};
-  s.runtime.inter_op_threads = {c.session.inter_op_threads};
-  s.runtime.graph_optimizations = {c.session.graph_optimization};
-  return bench::RunBench(s);
+// Whether two files hold the same bytes (both missing counts as the same).
+bool SameBytes(const std::string& a, const std::string& b) {
+  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+  if (!fa || !fb) return !fa && !fb;
+  std::vector<char> ba(1 << 16), bb(1 << 16);
+  while (true) {
+    fa.read(ba.data(), std::streamsize(ba.size()));
+    fb.read(bb.data(), std::streamsize(bb.size()));
+    if (fa.gcount() != fb.gcount()) return false;
+    if (!std::equal(ba.begin(), ba.begin() + fa.gcount(), bb.begin())) return false;
+    if (fa.gcount() == 0) return true;
+  }
 }
 
 std::string Ratio(double variant, double source) {
@@ -62,6 +60,16 @@ Result<VariantOutcome> CheckVariant(const VariantCheck& c) {
   VariantOutcome out;
   out.source_bytes = ModelBytes(c.source_path);
   out.variant_bytes = ModelBytes(c.variant_path);
+  out.identical = SameBytes(c.source_path, c.variant_path) && SameBytes(c.source_path + ".data", c.variant_path + ".data");
+  if (out.identical) {
+    out.failures.push_back("the variant is byte-for-byte its source: nothing changed");
+    return out;
+  }
+  if (auto session = runtime::Session::Open(c.variant_path, c.session); !session.ok()) {
+    out.load_error = session.status().message();
+    out.failures.push_back("the variant does not load in ONNX Runtime: " + out.load_error);
+    return out;
+  }
 
   check::CompareJob job;
   job.reference_path = c.source_path;
@@ -70,18 +78,8 @@ Result<VariantOutcome> CheckVariant(const VariantCheck& c) {
   job.session = c.session;
   job.settings.tolerances = c.tolerances;
   HONE_ASSIGN_OR_RETURN(out.compare, check::RunCompare(job));
-  if (c.tolerances_given) {
-    for (const auto& o : out.compare.outputs)
-      if (!o.passed) out.failures.push_back("output '" + o.reference_name + "': " + o.failure);
-  } else {
-    for (const auto& o : out.compare.outputs) {
-      if (!o.shapes_match)
-        out.failures.push_back("output '" + o.reference_name + "': shapes differ");
-      else if (!(o.errors.cosine_similarity >= c.min_cosine))
-        out.failures.push_back(fmt::format("output '{}': cosine similarity {:.6f} < {} (--min-cosine)",
-                                           o.reference_name, o.errors.cosine_similarity, c.min_cosine));
-    }
-  }
+  for (const auto& o : out.compare.outputs)
+    if (!o.passed) out.failures.push_back("output '" + o.reference_name + "': " + o.failure);
 
   if (HasLabels(c.data.data_path)) {
     check::EvaluateSettings e;
@@ -100,8 +98,23 @@ Result<VariantOutcome> CheckVariant(const VariantCheck& c) {
   }
 
   if (c.bench) {
-    HONE_ASSIGN_OR_RETURN(out.source_bench, Measure(c, c.source_path));
-    HONE_ASSIGN_OR_RETURN(out.variant_bench, Measure(c, c.variant_path));
+    SpeedComparisonSettings s;
+    s.source_path = c.source_path;
+    s.variant_path = c.variant_path;
+    s.inputs = c.data;
+    s.session = c.session;
+    s.rounds = c.bench_rounds;
+    s.batch = c.bench_batch;
+    s.window_s = c.bench_window_s;
+    HONE_ASSIGN_OR_RETURN(out.speed, CompareSpeed(s));
+    if (out.speed->verdict == SpeedVerdict::kSlower) {
+      if (c.allow_slower)
+        out.notes.push_back("allowed although " + out.speed->verdict_detail + " (--allow-slower)");
+      else
+        out.failures.push_back(out.speed->verdict_detail + " (--allow-slower keeps a slower variant)");
+    }
+  } else {
+    out.notes.push_back("speed not measured (--no-bench): this verdict does not say the variant is not slower");
   }
   return out;
 }
@@ -109,31 +122,43 @@ Result<VariantOutcome> CheckVariant(const VariantCheck& c) {
 std::string VariantOutcomeToText(const VariantCheck& c, const VariantOutcome& o) {
   std::string t;
   t += fmt::format("verification: {} against {}\n", c.variant_path, c.source_path);
+  if (o.identical || !o.load_error.empty()) {  // nothing was compared or measured
+    for (const auto& f : o.failures) t += "verdict: FAILED: " + f + "\n";
+    return t;
+  }
   t += fmt::format("  inputs: {}{}\n", o.compare.inputs, c.data_note.empty() ? "" : " [" + c.data_note + "]");
   t += fmt::format("  runtime: {}\n", o.compare.runtime);
   t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", "", "source", "variant", "ratio");
   t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", "size", FormatBytes(double(o.source_bytes)),
                    FormatBytes(double(o.variant_bytes)), Ratio(double(o.variant_bytes), double(o.source_bytes)));
-  if (o.source_bench && o.variant_bench && !o.source_bench->points.empty() && !o.variant_bench->points.empty()) {
-    const bench::PointResult &s = o.source_bench->points[0], &v = o.variant_bench->points[0];
-    for (double q : {50.0, 99.0}) {
-      double sv = double(s.latency.Percentile(q)), vv = double(v.latency.Percentile(q));
-      t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", fmt::format("p{:g} latency", q), FormatDuration(sv),
-                       FormatDuration(vv), Ratio(vv, sv));
-    }
-    t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", "throughput (samples/s)", fmt::format("{:.1f}", s.throughput_sps()),
-                     fmt::format("{:.1f}", v.throughput_sps()), Ratio(v.throughput_sps(), s.throughput_sps()));
-    t += fmt::format("  bench: in process, closed loop, {}, {}; {}\n", s.point.Label(),
-                     o.source_bench->sessions.empty() ? "" : o.source_bench->sessions[0].options.ToString(),
-                     s.stable() && v.stable() ? "both stable" : "NOT STABLE: ratios are rough");
+  if (const auto& sp = o.speed) {
+    t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", "p50 latency", FormatDuration(double(sp->source_p50_ns)),
+                     FormatDuration(double(sp->variant_p50_ns)), fmt::format("{:.2f}x", sp->p50_ratio));
+    t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", "p99 latency", FormatDuration(double(sp->source_p99_ns)),
+                     FormatDuration(double(sp->variant_p99_ns)), fmt::format("{:.2f}x", sp->p99_ratio));
+    t += fmt::format("  {:<24} {:>14.1f} {:>14.1f} {:>10}\n", "throughput (samples/s)", sp->source_sps,
+                     sp->variant_sps, fmt::format("{:.2f}x", sp->throughput_ratio));
+    std::string rounds;
+    for (const auto& r : sp->rounds) rounds += fmt::format("{}{:.2f}x", rounds.empty() ? "" : " ", r.throughput_ratio());
+    const auto& points = sp->source_report.points;
+    t += fmt::format("  bench: in process, closed loop, {}, {}; medians of {} rounds alternating source and variant "
+                     "(throughput ratio per round: {}; the source's own spread {:.1f}%)\n",
+                     points.empty() ? "" : points[0].point.Label(),
+                     sp->source_report.sessions.empty() ? "" : sp->source_report.sessions[0].options.ToString(),
+                     sp->rounds.size(), rounds, 100 * sp->source_throughput_spread);
   }
   for (const auto& out : o.compare.outputs) {
     if (!out.shapes_match) {
       t += fmt::format("  output '{}': shapes differ\n", out.reference_name);
       continue;
     }
-    t += fmt::format("  output '{}': max abs error {:.4g} (output units), cosine similarity {:.6f}",
-                     out.reference_name, out.errors.max_abs, out.errors.cosine_similarity);
+    if (out.match.non_finite_mismatches > 0)
+      t += fmt::format("  output '{}': {} of {} elements NaN or Inf where the source disagrees; over the rest:",
+                       out.reference_name, out.match.non_finite_mismatches, out.errors.elements);
+    else
+      t += fmt::format("  output '{}':", out.reference_name);
+    t += fmt::format(" max abs error {:.4g} (output units, {:.3g}% of the source's range), cosine similarity {:.6f}",
+                     out.errors.max_abs, 100 * out.match.range_error, out.errors.cosine_similarity);
     if (out.classifier) t += fmt::format(", argmax agreement {:.2f}%", 100 * out.classifier->argmax_agreement);
     t += "\n";
   }
@@ -143,8 +168,11 @@ std::string VariantOutcomeToText(const VariantCheck& c, const VariantOutcome& o)
     t += fmt::format("  {:<24} {:>14.4f} {:>14.4f} {:>+7.2f} pt   against {}\n", primary.name, reference.value,
                      primary.value, 100 * (primary.value - reference.value), e.truth);
   }
+  if (!o.compare.outputs.empty())
+    t += "  rule: " + o.compare.outputs[0].tolerance.Describe() + "\n";
+  for (const auto& n : o.notes) t += "  note: " + n + "\n";
   if (o.passed())
-    t += "verdict: PASSED\n";
+    t += o.speed ? "verdict: PASSED\n" : "verdict: PASSED on outputs and quality; speed NOT MEASURED\n";
   else
     for (const auto& f : o.failures) t += "verdict: FAILED: " + f + "\n";
   return t;
@@ -167,4 +195,4 @@ Status WriteHeldOutRows(const std::string& path, int64_t first, const std::strin
   return WriteNpz(out_path, arrays, true);
 }
 
-}  // namespace hone::cli
+}  // namespace hone::tune

@@ -1,10 +1,12 @@
-// The proof every variant `hone quantize` and `hone convert` write must carry: its outputs compared with the
-// source's on held-out data (hone compare), its task quality against the source's when the data has labels (hone
-// evaluate), and an in-process benchmark of both in the same run (hone bench). The summary: size, p50, p99 and
-// throughput as ratios to the source, max error and cosine similarity per output, the accuracy delta, a verdict.
-//
-// It ties check, bench and onnx together, which only cli (or a future tune) may; the logic lives here rather
-// than in one command so that quantize and convert report alike.
+// The proof every variant must carry before hone calls it good (quantize and convert today; tune's stages next).
+// PASSED means all of:
+//   - the variant loads in ONNX Runtime and is not a byte-for-byte copy of its source (something changed);
+//   - its outputs match the source's on held-out inputs under the same rules and defaults as `hone compare`
+//     (check/tolerance.h): no NaN or Inf the source does not have, cosine and largest error within bounds;
+//   - its task quality passes the gates against the source when the data has labels (`hone evaluate`);
+//   - it is not slower: both measured in the same run in alternating rounds (speed_comparison.h), unless the user
+//     allows a slower variant, which is then said in the verdict.
+// Without a speed measurement (bench off) the verdict says that speed was not measured.
 #pragma once
 
 #include <cstdint>
@@ -13,13 +15,13 @@
 #include <vector>
 
 #include "base/result.h"
-#include "bench/results.h"
 #include "check/compare.h"
 #include "check/evaluate.h"
 #include "runtime/input_options.h"
 #include "runtime/session_options.h"
+#include "tune/speed_comparison.h"
 
-namespace hone::cli {
+namespace hone::tune {
 
 struct VariantCheck {
   std::string source_path, variant_path;
@@ -27,31 +29,33 @@ struct VariantCheck {
   runtime::InputOptions data;
   std::string data_note;  // said in the report when the data is a slice: "rows 500..1999 of 'test.npz'"
   runtime::SessionOptions session;
-  // The verdict on outputs. With tolerances_given, the compare's own rule (--atol/--rtol/--error-stat); otherwise
-  // every output's cosine similarity must reach min_cosine.
+  // The verdict on outputs: hone compare's rules and defaults (--atol/--rtol/--min-cosine/--max-range-error).
   check::Tolerances tolerances;
-  bool tolerances_given = false;
-  double min_cosine = 0.99;
   // Gates on the evaluation (labels present). Empty: accuracy_drop <= max_accuracy_drop.
   std::vector<check::Gate> gates;
   double max_accuracy_drop = 0.01;
   bool bench = true;
+  bool allow_slower = false;  // a slower variant passes, with the slowdown said in the verdict
+  int bench_rounds = 3;
   int64_t bench_batch = 0;  // 0: the inputs' default batch
-  double bench_window_s = 0.5;
+  double bench_window_s = 0.25;
 };
 
 struct VariantOutcome {
   uint64_t source_bytes = 0, variant_bytes = 0;  // model files plus their external data files
+  bool identical = false;  // the variant's files are byte-for-byte the source's
+  std::string load_error;  // ONNX Runtime's refusal to load the variant; empty when it loads
   check::CompareReport compare;
   std::optional<check::EvaluateReport> evaluate;
-  std::optional<bench::BenchReport> source_bench, variant_bench;
+  std::optional<SpeedComparison> speed;
   std::vector<std::string> failures;  // one sentence each; empty when the variant passed
+  std::vector<std::string> notes;     // what the verdict does not cover, or allowed despite it
   bool passed() const { return failures.empty(); }
 };
 
-// Runs the comparison, the evaluation (when the data has a label array: label, labels, target, targets or y) and
-// the benchmarks. Errors (a model that does not load, data that does not fit) name what is at fault; a variant
-// that misses a tolerance or gate is not an error but an outcome with failures.
+// Runs the checks in order and stops at the first that makes the rest meaningless (a variant that does not load or
+// did not change). Errors (the source does not load, data that does not fit) name what is at fault; a variant
+// that misses a tolerance, gate or the speed verdict is not an error but an outcome with failures.
 Result<VariantOutcome> CheckVariant(const VariantCheck& check);
 
 // The summary table and verdict. Every number has a unit or is a ratio; says what was measured and how.
@@ -62,4 +66,4 @@ std::string VariantOutcomeToText(const VariantCheck& check, const VariantOutcome
 // InvalidArgument naming the file when no array has rows left.
 Status WriteHeldOutRows(const std::string& path, int64_t first, const std::string& out_path);
 
-}  // namespace hone::cli
+}  // namespace hone::tune
