@@ -34,6 +34,32 @@ Result<RequestSet> MakeRequests(const runtime::InputPool& pool, int64_t batch) {
   return requests;
 }
 
+uint64_t RequestBytes(const RequestSet& requests) {
+  uint64_t total = 0;
+  for (const auto& request : requests)
+    for (const Tensor& t : request) total += t.byte_size();
+  return total;
+}
+
+Result<std::vector<int64_t>> ResolveBatches(const runtime::InputPool& pool, const std::vector<int64_t>& asked) {
+  if (asked.empty()) return std::vector<int64_t>{pool.default_batch()};
+  for (int64_t b : asked) {
+    if (!pool.batched() && b != 1)
+      return Status::InvalidArgument("--batch " + std::to_string(b) + ": the model has no shared batch dimension (" +
+                                     pool.batch_axis().reason +
+                                     "), so each request is one sample of whole tensors: drop --batch");
+    if (Status s = pool.CheckBatch(b); !s.ok()) return s.WithContext("--batch " + std::to_string(b));
+  }
+  return asked;
+}
+
+void DescribeInputs(const runtime::InputPool& pool, BenchReport& report) {
+  report.input_source = pool.description();
+  report.inputs_batched = pool.batched();
+  report.input_mode = pool.mode_description();
+  report.input_pool_bytes = pool.byte_size();
+}
+
 Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& hooks) {
   HONE_RETURN_IF_ERROR(settings.Validate());
   auto say = [&](const std::string& s) {
@@ -71,9 +97,8 @@ Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& h
       for (const auto& out : session->metadata().outputs) report.model_outputs.push_back(out.ToString());
       HONE_ASSIGN_OR_RETURN(auto p, runtime::InputPool::Create(session->metadata(), settings.inputs));
       pool.emplace(std::move(p));
-      report.input_source = pool->description();
-      if (batches.empty()) batches = {pool->default_batch()};
-      for (int64_t b : batches) HONE_RETURN_IF_ERROR(pool->CheckBatch(b));
+      DescribeInputs(*pool, report);
+      HONE_ASSIGN_OR_RETURN(batches, ResolveBatches(*pool, settings.batch_sizes));
     }
 
     // The first request after load is often much slower (allocations, lazy kernel selection): time it apart.
@@ -95,6 +120,7 @@ Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& h
       say("measuring " + point.Label() + " (" + configs[s].ToString() + ")");
       HONE_ASSIGN_OR_RETURN(PointResult result,
                             MeasurePoint(target, requests, point, settings.run, load, hooks.window_done));
+      result.request_bytes = RequestBytes(requests);
       report.points.push_back(std::move(result));
     }
   }

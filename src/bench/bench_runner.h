@@ -23,5 +23,14 @@ Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& h
 
 // Builds the requests for `batch`: up to 64 distinct batches cut from the pool in order.
 Result<RequestSet> MakeRequests(const runtime::InputPool& pool, int64_t batch);
+// Bytes of input data in `requests`: hone's own memory, for the report's peak-RSS split.
+uint64_t RequestBytes(const RequestSet& requests);
+
+// The batch sizes a run measures: `asked` (--batch), or the pool's default when empty. InvalidArgument naming
+// --batch when the model cannot take one: a fixed first dimension of another size, or no shared batch dimension
+// at all (each request is then one sample of whole tensors).
+Result<std::vector<int64_t>> ResolveBatches(const runtime::InputPool& pool, const std::vector<int64_t>& asked);
+// The report's input fields (source, mode, pool bytes) from the pool.
+void DescribeInputs(const runtime::InputPool& pool, BenchReport& report);
 
 }  // namespace hone::bench

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "bench/report.h"
+#include "tensor/npz.h"
 
 namespace hone::bench {
 namespace {
@@ -85,6 +88,72 @@ TEST(BenchRunnerTest, BadInputsAreErrorsBeforeMeasuring) {
   auto r = RunBench(s);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("no input named 'pixels'"), std::string::npos) << r.status().message();
+}
+
+const std::string kStateful = std::string(HONE_SOURCE_DIR) + "/src/runtime/testdata/stateful.onnx";
+
+// input [1, N], state [2, 1, 128] and a scalar sr: no shared batch dimension, so requests are whole tensors.
+TEST(BenchRunnerTest, ModelWithoutBatchDimensionBenchesWholeTensors) {
+  BenchSettings s = QuickSettings();
+  s.model_path = kStateful;
+  s.inputs.data_path.clear();
+  s.inputs.shapes["input"] = {1, 16};
+  auto report = RunBench(s);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_FALSE(report->inputs_batched);
+  EXPECT_NE(report->input_mode.find("no shared batch dimension"), std::string::npos) << report->input_mode;
+  ASSERT_EQ(report->points.size(), 1u);
+  EXPECT_EQ(report->points[0].point.batch, 1);
+  EXPECT_GT(report->points[0].requests, 0u);
+  EXPECT_EQ(report->points[0].errors_anywhere, 0u) << report->points[0].first_error_anywhere;
+  EXPECT_NE(ReportToText(*report).find("batching   whole tensors"), std::string::npos);
+  EXPECT_FALSE(ReportToJson(*report)["inputs"]["batched"].get<bool>());
+
+  // A dataset with the scalar and the state given once, the input per sample.
+  const std::string path = ::testing::TempDir() + "hone_bench_stateful.npz";
+  Tensor sr = *Tensor::Allocate(DataType::kInt64, {});
+  sr.mutable_values<int64_t>()[0] = 16000;
+  ASSERT_TRUE(WriteNpz(path, {{"input", *Tensor::Allocate(DataType::kFp32, {3, 1, 8})},
+                              {"state", *Tensor::Allocate(DataType::kFp32, {2, 1, 128})},
+                              {"sr", sr}},
+                       false)
+                  .ok());
+  s.inputs.shapes.clear();
+  s.inputs.data_path = path;
+  auto from_data = RunBench(s);
+  std::remove(path.c_str());
+  ASSERT_TRUE(from_data.ok()) << from_data.status().ToString();
+  EXPECT_NE(from_data->input_source.find("fixed in every sample: state sr"), std::string::npos)
+      << from_data->input_source;
+  EXPECT_EQ(from_data->points[0].errors_anywhere, 0u) << from_data->points[0].first_error_anywhere;
+}
+
+TEST(BenchRunnerTest, BatchOnModelWithoutBatchDimensionIsAClearError) {
+  BenchSettings s = QuickSettings();
+  s.model_path = kStateful;
+  s.inputs.data_path.clear();
+  s.inputs.shapes["input"] = {1, 16};
+  s.mode = LoadMode::kOffline;
+  s.batch_sizes = {4};
+  auto r = RunBench(s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  for (const char* part : {"--batch 4", "no shared batch dimension", "input 'state' to 2", "drop --batch"})
+    EXPECT_NE(r.status().message().find(part), std::string::npos) << part << ": " << r.status().message();
+  s.batch_sizes = {1};  // one sample per request is what such a model takes
+  auto one = RunBench(s);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+}
+
+TEST(BenchRunnerTest, ReportSeparatesHoneInputsFromPeakRss) {
+  BenchSettings s = QuickSettings();
+  auto report = RunBench(s);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_TRUE(report->inputs_batched);
+  EXPECT_EQ(report->input_pool_bytes, 2000u * 28 * 28 * 4);
+  ASSERT_EQ(report->points.size(), 1u);
+  EXPECT_EQ(report->points[0].request_bytes, 64u * 28 * 28 * 4);  // 64 distinct requests of one sample
+  EXPECT_EQ(ReportToJson(*report)["points"][0]["memory"]["hone_inputs_bytes"], (2000u + 64u) * 28 * 28 * 4);
 }
 
 TEST(BenchRunnerTest, MakeRequestsCyclesDistinctBatches) {

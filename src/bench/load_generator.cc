@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "bench/resource_usage.h"
+#include "bench/window_sizing.h"
 
 namespace hone::bench {
 namespace {
@@ -91,6 +92,7 @@ class Load {
   }
 
   uint64_t completed() const { return completed_.load(std::memory_order_relaxed); }
+  uint64_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }
 
   Recorder::Snapshot Take() {
     Recorder::Snapshot s;
@@ -101,8 +103,10 @@ class Load {
  private:
   void Send(Recorder& recorder, size_t request_index, Clock::time_point counted_from) {
     recorder.Started();
+    in_flight_.fetch_add(1, std::memory_order_relaxed);
     Status status = target_.Infer(requests_[request_index % requests_.size()]);
     recorder.Finished(Clock::now() - counted_from, status);
+    in_flight_.fetch_sub(1, std::memory_order_relaxed);
     completed_.fetch_add(1, std::memory_order_relaxed);
   }
 
@@ -156,6 +160,7 @@ class Load {
   std::vector<Recorder> recorders_;
   std::vector<std::thread> threads_;
   std::atomic<uint64_t> completed_{0};
+  std::atomic<uint64_t> in_flight_{0};
   std::atomic<size_t> next_request_{0};
   std::atomic<bool> stop_flag_{false};  // closed-loop workers poll this between requests
   std::mutex queue_mu_;
@@ -203,14 +208,17 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
   Clock::time_point warmup_start = Clock::now();
   load.Start();
 
-  // Warm-up: until both the request count and the time are reached. Not measured.
+  // Warm-up: until both the request count and the time are reached, or, for a target too slow to complete its
+  // requests soon, until WarmupLimitSeconds. Not measured, except for its latency, which sizes the windows.
   auto warmup_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.warmup_s));
+  auto warmup_limit =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(WarmupLimitSeconds(run)));
   // In open loop the schedule sets the pace: do not wait for more warm-up requests than it sends in warmup_s.
   uint64_t warmup_requests = static_cast<uint64_t>(run.warmup_requests);
   if (point.mode == LoadMode::kOpenLoop)
     warmup_requests = std::min<uint64_t>(warmup_requests, static_cast<uint64_t>(std::ceil(point.rate * run.warmup_s)));
-  while (load.completed() < warmup_requests ||
-         Clock::now() - warmup_start < warmup_time)
+  while ((load.completed() < warmup_requests || Clock::now() - warmup_start < warmup_time) &&
+         Clock::now() - warmup_start < warmup_limit)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   PointResult result;
   result.point = point;
@@ -220,7 +228,15 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
     result.errors_anywhere += s.errors;
     if (result.first_error_anywhere.empty()) result.first_error_anywhere = s.first_error;
   };
-  count_errors(load.Take());
+  const Recorder::Snapshot warmup = load.Take();
+  count_errors(warmup);
+  result.warmup_completed = warmup.ok;
+  result.warmup_mean_latency_ns = warmup.latency.mean();
+  // Failures carry no latency; a target that only fails still finishes requests at a rate that sizes the windows.
+  const double expected_rate =
+      warmup.ok > 0 ? ExpectedRate(point, load_options.open_loop_workers, result.warmup_mean_latency_ns / 1e9)
+                    : static_cast<double>(warmup.errors) / Seconds(Clock::now() - warmup_start);
+  result.window_s = WindowSeconds(run, expected_rate);
 
   struct Window {
     Recorder::Snapshot data;
@@ -228,7 +244,7 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
     double duration_s;
   };
   std::deque<Window> recent;  // the last stability.windows windows, the ones that will be reported
-  auto window_length = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.window_s));
+  auto window_length = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(result.window_s));
   Clock::time_point window_start = Clock::now();
   auto cpu_start = ProcessCpuTime();
   do {
@@ -248,6 +264,8 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
     summary.requests = w.data.ok;
     summary.throughput_per_s = w.data.ok / w.duration_s;
     summary.p99_ns = w.data.latency.Percentile(99);
+    summary.errors = w.data.errors;
+    summary.in_flight = load.in_flight();
     result.windows.push_back(summary);
     recent.push_back(std::move(w));
     if (recent.size() > static_cast<size_t>(run.stability.windows)) recent.pop_front();

@@ -154,6 +154,7 @@ TEST(LoadGeneratorTest, UnstableWhenWindowsNeverAgree) {
   run.stability.tolerance = 0.9;
   run.stability.min_requests = 1'000'000'000;  // cannot be met: the rule must give up, not loop forever
   run.stability.max_windows = 4;
+  run.max_window_s = run.window_s;  // and windows must not grow to try to hold that many
   auto r = MeasurePoint(target, OneRequest(), point, run, {});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->decision, Decision::kUnstable);
@@ -161,6 +162,81 @@ TEST(LoadGeneratorTest, UnstableWhenWindowsNeverAgree) {
   bool some_failed = false;
   for (const auto& v : r->verdicts) some_failed |= !v.met && !v.recommendation.empty();
   EXPECT_TRUE(some_failed);
+}
+
+// A target far slower than the window setting (300 ms a request, 100 ms windows): windows grow from the warm-up's
+// latency so that each holds requests, and the latencies reported are the target's, never 0.
+TEST(LoadGeneratorTest, SlowTargetGetsWindowsThatHoldRequests) {
+  SlowTarget target(std::chrono::milliseconds(300));
+  BenchPoint point;
+  point.concurrency = 4;
+  RunLength run = QuickRun();
+  run.warmup_requests = 1;
+  run.warmup_s = 0;
+  run.stability.windows = 2;
+  run.stability.max_windows = 2;
+  run.stability.min_duration_s = 0;
+  run.stability.min_requests = 1;
+  auto r = MeasurePoint(target, OneRequest(), point, run, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_GE(r->warmup_completed, 1u);
+  EXPECT_GE(r->warmup_mean_latency_ns, 300e6);
+  // 4 outstanding at about 300 ms each: 5 requests (kMinRequestsPerWindow) need 5 / (4 / latency) s, ~0.375 s.
+  EXPECT_NEAR(r->window_s, 5 * (r->warmup_mean_latency_ns / 1e9) / 4, 1e-9);
+  EXPECT_GT(r->window_s, run.window_s);
+  ASSERT_EQ(r->windows.size(), 2u);
+  for (const WindowSummary& w : r->windows) {
+    EXPECT_GE(w.duration_s, r->window_s);
+    EXPECT_GE(w.requests, 1u);  // a window of ~0.375 s holds at least one burst of 4 completions
+    EXPECT_GE(w.p99_ns, 300'000'000u);
+  }
+  EXPECT_TRUE(r->completed_any());
+  EXPECT_GE(r->latency.Percentile(50), 300'000'000u);
+}
+
+// A target slower than the longest window allowed: no window sees a completion, and the verdicts say so (not
+// "0 req/s" or "0 ns"), pointing at --max-window-ms since requests were in flight.
+TEST(LoadGeneratorTest, TargetSlowerThanEveryWindowReportsNothingCompleted) {
+  SlowTarget target(std::chrono::milliseconds(800));  // the one window ends at about 0.2 s, well before
+  BenchPoint point;
+  RunLength run = QuickRun();
+  run.warmup_requests = 1;
+  run.warmup_s = 0;
+  run.max_window_s = 0.1;  // warm-up gives up after 0.1 s too
+  run.stability.windows = 1;
+  run.stability.max_windows = 1;
+  auto r = MeasurePoint(target, OneRequest(), point, run, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->warmup_completed, 0u);
+  EXPECT_DOUBLE_EQ(r->window_s, 0.1);
+  ASSERT_EQ(r->windows.size(), 1u);
+  EXPECT_EQ(r->windows[0].requests, 0u);
+  EXPECT_EQ(r->windows[0].in_flight, 1u);
+  EXPECT_FALSE(r->completed_any());
+  EXPECT_EQ(r->decision, Decision::kUnstable);
+  ASSERT_GE(r->verdicts.size(), 2u);
+  EXPECT_NE(r->verdicts[0].detail.find("no request completed"), std::string::npos) << r->verdicts[0].detail;
+  EXPECT_EQ(r->verdicts[0].detail.find("0.0 req/s"), std::string::npos) << r->verdicts[0].detail;
+  EXPECT_NE(r->verdicts[0].recommendation.find("--max-window-ms"), std::string::npos);
+  EXPECT_NE(r->verdicts[1].detail.find("not measured"), std::string::npos) << r->verdicts[1].detail;
+  EXPECT_EQ(r->verdicts[1].detail.find("0 ns"), std::string::npos) << r->verdicts[1].detail;
+}
+
+// A target that fails every request at once: windows keep their length (failures finish fast), and the verdicts
+// say that every request failed.
+TEST(LoadGeneratorTest, FailingTargetKeepsShortWindows) {
+  struct FailingTarget : Target {
+    Status Infer(std::span<const Tensor>) override { return Status::Unavailable("down"); }
+    std::string Describe() const override { return "failing"; }
+  } target;
+  RunLength run = QuickRun();
+  run.stability.max_windows = 3;
+  auto r = MeasurePoint(target, OneRequest(), BenchPoint{}, run, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->warmup_completed, 0u);
+  EXPECT_DOUBLE_EQ(r->window_s, run.window_s);
+  EXPECT_EQ(r->decision, Decision::kUnstable);
+  EXPECT_NE(r->verdicts[0].recommendation.find("failed"), std::string::npos) << r->verdicts[0].recommendation;
 }
 
 TEST(LoadGeneratorTest, RejectsNoRequestsAndBadRunLength) {

@@ -11,7 +11,13 @@ namespace {
 
 std::string_view ArrivalName(ArrivalProcess p) { return p == ArrivalProcess::kPoisson ? "poisson" : "constant"; }
 
-// The server's metadata in the runtime's terms, so that InputPool builds inputs exactly as for a local model.
+double PerRequestUs(const serve::DurationStat& before, const serve::DurationStat& after, uint64_t requests) {
+  if (requests == 0) return 0;
+  return static_cast<double>(after.ns - before.ns) / 1e3 / static_cast<double>(requests);
+}
+
+}  // namespace
+
 runtime::ModelMetadata ToRuntimeMetadata(const serve::ModelMetadataInfo& info) {
   runtime::ModelMetadata metadata;
   auto convert = [](const serve::TensorMetadata& t) {
@@ -28,13 +34,6 @@ runtime::ModelMetadata ToRuntimeMetadata(const serve::ModelMetadataInfo& info) {
   metadata.graph_name = info.name;
   return metadata;
 }
-
-double PerRequestUs(const serve::DurationStat& before, const serve::DurationStat& after, uint64_t requests) {
-  if (requests == 0) return 0;
-  return static_cast<double>(after.ns - before.ns) / 1e3 / static_cast<double>(requests);
-}
-
-}  // namespace
 
 ServerBreakdown BreakdownBetween(const serve::ModelStatsSnapshot& before, const serve::ModelStatsSnapshot& after) {
   ServerBreakdown b;
@@ -78,10 +77,8 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
   for (const auto& out : metadata.outputs) report.model_outputs.push_back(out.ToString());
 
   HONE_ASSIGN_OR_RETURN(runtime::InputPool pool, runtime::InputPool::Create(metadata, settings.inputs));
-  report.input_source = pool.description();
-  std::vector<int64_t> batches = settings.batch_sizes;
-  if (batches.empty()) batches = {pool.default_batch()};
-  for (int64_t b : batches) HONE_RETURN_IF_ERROR(pool.CheckBatch(b));
+  DescribeInputs(pool, report);
+  HONE_ASSIGN_OR_RETURN(std::vector<int64_t> batches, ResolveBatches(pool, settings.batch_sizes));
 
   LoadOptions load;
   load.arrival = settings.arrival;
@@ -98,6 +95,7 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
     Result<serve::ModelStatsSnapshot> before = control->Statistics();
     HONE_ASSIGN_OR_RETURN(PointResult result,
                           MeasurePoint(target, requests, point, settings.run, load, hooks.window_done));
+    result.request_bytes = RequestBytes(requests);
     Result<serve::ModelStatsSnapshot> after = control->Statistics();
     // A server without the statistics extension still gets measured; it just has no breakdown.
     if (before.ok() && after.ok()) result.server = BreakdownBetween(*before, *after);

@@ -6,6 +6,7 @@
 #include "base/result.h"
 #include "bench/bench_runner.h"
 #include "bench/remote_client.h"
+#include "runtime/model_metadata.h"
 
 namespace hone::bench {
 
@@ -13,6 +14,12 @@ namespace hone::bench {
 // FailedPrecondition when the model is not ready on the server; Unavailable when nothing answers at the URL.
 Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSettings& remote,
                                    const RunnerHooks& hooks = {});
+
+// The server's model metadata in the runtime's terms, so that InputPool builds inputs exactly as for a local model.
+// A model served with max_batch_size > 0 shows -1 as every input's dimension 0 (the batch); one served with
+// max_batch_size 0 shows its inputs' own shapes, so a scalar or a state tensor there makes the inputs whole
+// tensors, as for the model file (ModelMetadata::SharedBatchAxis). The server names no dimensions.
+runtime::ModelMetadata ToRuntimeMetadata(const serve::ModelMetadataInfo& info);
 
 // The breakdown between two statistics snapshots of one model version.
 ServerBreakdown BreakdownBetween(const serve::ModelStatsSnapshot& before, const serve::ModelStatsSnapshot& after);

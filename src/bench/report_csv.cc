@@ -14,16 +14,19 @@ std::string ReportToCsv(const BenchReport& r) {
       "Server Overhead,Server Average Batch\n";
   for (const PointResult& p : r.points) {
     const LatencyHistogram& h = p.latency;
-    auto us = [](uint64_t ns) { return fmt::format("{:.1f}", ns / 1e3); };
+    // Without a completed request nothing was measured: leave the latency and throughput cells empty.
+    const bool measured = p.completed_any();
+    auto us = [measured](uint64_t ns) { return measured ? fmt::format("{:.1f}", ns / 1e3) : std::string(); };
+    auto rate = [measured](double v) { return measured ? fmt::format("{:.2f}", v) : std::string(); };
     if (open_loop)
       out += fmt::format("{:g},{:.2f},", p.point.rate, p.achieved_rate());
     else
       out += fmt::format("{},", p.point.concurrency);
     auto cost = p.CostPer1000(r.cost_per_hour);
-    out += fmt::format("{},{:.2f},{:.2f},{},{},{},{},{},{},{:.1f},{},{},{:.6f},{:.3f},{},{},{},{},\"{}\"", p.point.batch,
-                       p.throughput_sps(), p.throughput_rps(), us(h.Percentile(50)), us(h.Percentile(90)),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.3f},{},{},{},{},\"{}\"", p.point.batch,
+                       rate(p.throughput_sps()), rate(p.throughput_rps()), us(h.Percentile(50)), us(h.Percentile(90)),
                        us(h.Percentile(95)), us(h.Percentile(99)), us(h.Percentile(99.9)), us(h.max()),
-                       h.mean() / 1e3, p.requests, p.errors, p.error_rate(), p.cpu_cores_used(), p.peak_rss_bytes,
+                       measured ? fmt::format("{:.1f}", h.mean() / 1e3) : std::string(), p.requests, p.errors, p.error_rate(), p.cpu_cores_used(), p.peak_rss_bytes,
                        cost ? fmt::format("{:.8f}", *cost) : "", p.stable() ? "yes" : "no",
                        LoadModeName(p.point.mode), r.SessionLabel(p.point.session_index));
     // perf_analyzer's server columns are microseconds per request; empty for an in-process target.

@@ -21,6 +21,7 @@ nlohmann::json OptionsJson(const runtime::SessionOptions& o) {
 
 nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
   const LatencyHistogram& h = p.latency;
+  const uint64_t inputs = report.input_pool_bytes + p.request_bytes;
   nlohmann::json j = {
       {"label", p.point.Label()},
       {"session_index", p.point.session_index},
@@ -43,8 +44,25 @@ nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
                {"machine_utilization", report.system.logical_cores ? p.cpu_cores_used() / report.system.logical_cores
                                                                    : 0.0}}},
       {"peak_rss_bytes", p.peak_rss_bytes},
+      {"memory",
+       {{"peak_rss_bytes", p.peak_rss_bytes},
+        {"hone_inputs_bytes", inputs},
+        {"input_pool_bytes", report.input_pool_bytes},
+        {"request_bytes", p.request_bytes},
+        {"peak_rss_without_hone_inputs_bytes", p.peak_rss_bytes > inputs ? p.peak_rss_bytes - inputs : 0}}},
+      {"window_s", p.window_s},
+      {"warmup", {{"completed", p.warmup_completed},
+                  {"mean_latency_us", p.warmup_completed ? nlohmann::json(p.warmup_mean_latency_ns / 1e3)
+                                                         : nlohmann::json(nullptr)}}},
+      {"completed_any", p.completed_any()},
       {"stable", p.stable()},
   };
+  if (!p.completed_any()) {
+    // No request completed in the reported windows: no latency or throughput was measured, so none is given.
+    j["latency_us"] = nullptr;
+    j["throughput"] = nullptr;
+    j["note"] = "no request completed in the reported windows";
+  }
   if (p.point.mode == LoadMode::kOpenLoop)
     j["rate"] = {{"target_per_s", p.point.rate}, {"achieved_per_s", p.achieved_rate()}};
   else
@@ -61,7 +79,11 @@ nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
   }
   nlohmann::json windows = nlohmann::json::array();
   for (const auto& w : p.windows)
-    windows.push_back({{"requests_per_s", w.throughput_per_s}, {"p99_us", Us(w.p99_ns)}, {"requests", w.requests},
+    windows.push_back({{"requests_per_s", w.throughput_per_s},
+                       {"p99_us", w.requests ? nlohmann::json(Us(w.p99_ns)) : nlohmann::json(nullptr)},
+                       {"requests", w.requests},
+                       {"errors", w.errors},
+                       {"in_flight_at_end", w.in_flight},
                        {"duration_s", w.duration_s}});
   j["windows"] = windows;
   nlohmann::json verdicts = nlohmann::json::array();
@@ -84,11 +106,13 @@ nlohmann::json ReportToJson(const BenchReport& r) {
                  {"compiler", s.compiler}};
   j["model"] = {{"path", r.model_path}, {"inputs", r.model_inputs}, {"outputs", r.model_outputs}};
   j["input_source"] = r.input_source;
+  j["inputs"] = {{"batched", r.inputs_batched}, {"mode", r.input_mode}, {"pool_bytes", r.input_pool_bytes}};
   j["target"] = r.target;
   if (!r.arrival.empty()) j["arrival"] = r.arrival;
   j["run"] = {{"warmup_requests", r.run.warmup_requests},
               {"warmup_s", r.run.warmup_s},
               {"window_s", r.run.window_s},
+              {"max_window_s", r.run.max_window_s},
               {"stability",
                {{"windows", r.run.stability.windows}, {"tolerance", r.run.stability.tolerance},
                 {"max_windows", r.run.stability.max_windows}, {"min_duration_s", r.run.stability.min_duration_s},

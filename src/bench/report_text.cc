@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "bench/report.h"
@@ -21,6 +22,7 @@ void AppendHeader(std::string& out, const BenchReport& r) {
   for (const auto& in : r.model_inputs) out += fmt::format("  input    {}\n", in);
   for (const auto& o : r.model_outputs) out += fmt::format("  output   {}\n", o);
   out += fmt::format("inputs     {}\n", r.input_source);
+  if (!r.input_mode.empty()) out += fmt::format("batching   {}\n", r.input_mode);
   out += fmt::format("target     {}{}\n", r.target, r.arrival.empty() ? "" : ", " + r.arrival + " arrivals");
   out += fmt::format("machine    {}, {} logical cores, {}, {}\n", s.cpu_model, s.logical_cores,
                      FormatBytes(static_cast<double>(s.memory_bytes)), s.kernel);
@@ -28,10 +30,12 @@ void AppendHeader(std::string& out, const BenchReport& r) {
   out += fmt::format("software   hone {}, ONNX Runtime {}, {}\n", s.hone_version, s.onnxruntime_version, s.compiler);
   const RunLength& run = r.run;
   out += fmt::format(
-      "run        warm-up {} requests and {:g} s; windows of {:g} s until the last {} agree within ±{:g}% on "
-      "throughput and p99 (at most {} windows, at least {:g} s and {} requests)\n",
-      run.warmup_requests, run.warmup_s, run.window_s, run.stability.windows, run.stability.tolerance * 100,
-      run.stability.max_windows, run.stability.min_duration_s, run.stability.min_requests);
+      "run        warm-up {} requests and {:g} s; windows of {:g} s (longer for a slow target, up to {:g} s) until "
+      "the last {} agree within ±{:g}% on throughput and p99 (at most {} windows, at least {:g} s and {} "
+      "requests)\n",
+      run.warmup_requests, run.warmup_s, run.window_s, std::max(run.window_s, run.max_window_s),
+      run.stability.windows, run.stability.tolerance * 100, run.stability.max_windows,
+      run.stability.min_duration_s, run.stability.min_requests);
 }
 
 void AppendSessions(std::string& out, const BenchReport& r) {
@@ -51,6 +55,21 @@ void AppendSessions(std::string& out, const BenchReport& r) {
                      FormatDuration(Ns(r.cold_start.to_first_result)), FormatDuration(Ns(r.cold_start.resolution)));
 }
 
+// Points whose windows grew past --window-ms for a slow target: how long they lasted and why.
+void AppendWindowNotes(std::string& out, const BenchReport& r) {
+  for (const PointResult& p : r.points) {
+    if (!(p.window_s > r.run.window_s)) continue;
+    if (p.warmup_completed == 0)
+      out += fmt::format("windows at '{}' lasted {:.2f} s, the longest allowed (--max-window-ms): warm-up completed "
+                         "no request\n",
+                         p.point.Label(), p.window_s);
+    else
+      out += fmt::format("windows at '{}' lasted {:.2f} s, not {:g} s: warm-up requests took {} on average, so "
+                         "that each window holds a handful of requests or more (up to --max-window-ms)\n",
+                         p.point.Label(), p.window_s, r.run.window_s, FormatDuration(p.warmup_mean_latency_ns));
+  }
+}
+
 }  // namespace
 
 std::string ReportToText(const BenchReport& r) {
@@ -59,18 +78,29 @@ std::string ReportToText(const BenchReport& r) {
   AppendSessions(out, r);
   bool open_loop = !r.points.empty() && r.points.front().point.mode == LoadMode::kOpenLoop;
   bool with_cost = r.cost_per_hour > 0;
-  out += fmt::format("\n{:<4}{:<34}{:>10}{:>11}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>8}{:>7}{:>11}{}{}  {}\n",
+  out += fmt::format("\n{:<4}{:<34}{:>10}{:>11}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>8}{:>7}{:>11}{:>10}{}{}  {}\n",
                      "ses", "point", "req/s", "samples/s", "p50", "p90", "p95", "p99", "p99.9", "max", "mean",
-                     "errors", "cpu", "peak RSS", open_loop ? "   achieved" : "", with_cost ? "  $/1k pred" : "",
-                     "stable");
+                     "errors", "cpu", "peak RSS", "inputs", open_loop ? "   achieved" : "",
+                     with_cost ? "  $/1k pred" : "", "stable");
   for (const PointResult& p : r.points) {
     const LatencyHistogram& h = p.latency;
     auto d = [](uint64_t ns) { return FormatDuration(static_cast<double>(ns)); };
-    out += fmt::format("{:<4}{:<34}{:>10.1f}{:>11.1f}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>7.2f}%{:>7.2f}{:>11}",
+    const std::string inputs = FormatBytes(static_cast<double>(r.input_pool_bytes + p.request_bytes));
+    if (!p.completed_any()) {
+      // Nothing to measure latency or throughput from: say so rather than print zeros as if measured.
+      out += fmt::format("{:<4}{:<34}{:<91}{:>7.2f}%{:>7.2f}{:>11}{:>10}", p.point.session_index, p.point.Label(),
+                         fmt::format("  no request completed in {:.2f} s", p.duration_s), p.error_rate() * 100,
+                         p.cpu_cores_used(), FormatBytes(static_cast<double>(p.peak_rss_bytes)), inputs);
+      if (open_loop) out += fmt::format("{:>9.1f}/s", p.achieved_rate());
+      if (with_cost) out += fmt::format("{:>11}", "-");
+      out += p.stable() ? "  yes\n" : "  NO\n";
+      continue;
+    }
+    out += fmt::format("{:<4}{:<34}{:>10.1f}{:>11.1f}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>7.2f}%{:>7.2f}{:>11}{:>10}",
                        p.point.session_index, p.point.Label(), p.throughput_rps(), p.throughput_sps(),
                        d(h.Percentile(50)), d(h.Percentile(90)), d(h.Percentile(95)), d(h.Percentile(99)),
                        d(h.Percentile(99.9)), d(h.max()), FormatDuration(h.mean()), p.error_rate() * 100,
-                       p.cpu_cores_used(), FormatBytes(static_cast<double>(p.peak_rss_bytes)));
+                       p.cpu_cores_used(), FormatBytes(static_cast<double>(p.peak_rss_bytes)), inputs);
     if (open_loop) out += fmt::format("{:>9.1f}/s", p.achieved_rate());
     if (with_cost) {
       auto cost = p.CostPer1000(r.cost_per_hour);
@@ -80,6 +110,11 @@ std::string ReportToText(const BenchReport& r) {
   }
   out += "latency per request (batch) from send to result; cpu: process CPU time / wall time, in cores; "
          "histogram error <= 0.4%\n";
+  out += fmt::format("peak RSS: the whole process; inputs: hone's own share of it (the input pool {}, plus each "
+                     "point's ready-made requests); the model's share is what loading added{}\n",
+                     FormatBytes(static_cast<double>(r.input_pool_bytes)),
+                     r.sessions.empty() ? " (on the server, not here)" : " (sessions above)");
+  AppendWindowNotes(out, r);
   bool remote = false;
   for (const PointResult& p : r.points) remote = remote || p.server.has_value();
   if (remote) {

@@ -51,12 +51,19 @@ struct PointResult {
   uint64_t started = 0;            // requests sent in the reported windows (open loop: the achieved rate)
   std::chrono::nanoseconds cpu_time{0};  // process CPU time over the reported windows
   uint64_t peak_rss_bytes = 0;     // the process's peak RSS during this point (model, inputs and load generator)
+  uint64_t request_bytes = 0;      // of it, hone's own ready-made requests for this point (the pool is the report's)
+  double window_s = 0;             // the length of each window, adapted to the warm-up's latency (window_sizing.h)
+  uint64_t warmup_completed = 0;   // requests warm-up completed
+  double warmup_mean_latency_ns = 0;  // their mean latency; 0 when none completed
   std::vector<WindowSummary> windows;  // every window measured, warm-up excluded
   Decision decision = Decision::kContinue;
   std::vector<Verdict> verdicts;   // the stopping rule's verdicts on the reported windows
   std::optional<ServerBreakdown> server;  // remote targets only
 
   bool stable() const { return decision == Decision::kStable; }
+  // Whether any request completed in the reported windows: without one there is no latency or throughput to
+  // report, and reports say so instead of printing zeros.
+  bool completed_any() const { return requests > 0; }
   double throughput_rps() const { return duration_s > 0 ? requests / duration_s : 0; }
   double throughput_sps() const { return throughput_rps() * static_cast<double>(point.batch); }
   double achieved_rate() const { return duration_s > 0 ? started / duration_s : 0; }
@@ -90,6 +97,9 @@ struct BenchReport {
   std::vector<std::string> model_inputs;   // "image: FP32 [batch, 1, 28, 28]"
   std::vector<std::string> model_outputs;
   std::string input_source;                // "dataset 'test.npz' (2000 samples)"
+  bool inputs_batched = true;              // whether requests stack samples along a shared batch dimension
+  std::string input_mode;                  // InputPool::mode_description()
+  uint64_t input_pool_bytes = 0;           // hone's own input samples, held all run long
   std::string target;                      // what was measured
   std::string arrival;                     // open loop: "poisson" or "constant"
   RunLength run;

@@ -19,6 +19,8 @@ Status RunLength::Validate() const {
   constexpr double kDay = 86400;  // bounds keep every duration well inside the clock's range
   if (!(warmup_s >= 0 && warmup_s <= kDay)) return Status::InvalidArgument("--warmup-s: expected 0..86400");
   if (!(window_s > 0 && window_s <= kDay)) return Status::InvalidArgument("--window-ms: expected > 0, at most a day");
+  if (!(max_window_s > 0 && max_window_s <= kDay))
+    return Status::InvalidArgument("--max-window-ms: expected > 0, at most a day");
   return stability.Validate();
 }
 

@@ -26,8 +26,10 @@ struct RunLength {
   // Warm-up ends when both are met; its requests are not measured.
   int64_t warmup_requests = 20;
   double warmup_s = 1.0;
-  // Length of one measurement window.
+  // Length of one measurement window: the shortest. Windows grow for a slow target so that each holds enough
+  // requests (window_sizing.h), up to max_window_s; warm-up waits for its requests at most that long too.
   double window_s = 1.0;
+  double max_window_s = 60.0;
   // When to stop measuring: the last `windows` windows agree within `tolerance` on throughput and p99.
   StabilitySettings stability;
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <vector>
 
 #include "base/units.h"
 
@@ -65,6 +66,37 @@ std::span<const WindowSummary> LastWindows(std::span<const WindowSummary> all, i
   return all.last(keep);
 }
 
+// The windows in which no request completed: they measured no throughput or latency to compare.
+std::vector<WindowSummary> EmptyWindows(std::span<const WindowSummary> windows) {
+  std::vector<WindowSummary> empty;
+  for (const WindowSummary& w : windows)
+    if (w.requests == 0) empty.push_back(w);
+  return empty;
+}
+
+// Why no request completed in the `empty` windows (not empty), and what to do.
+std::string NothingCompleted(std::span<const WindowSummary> empty) {
+  uint64_t errors = 0, in_flight = 0;
+  for (const WindowSummary& w : empty) {
+    errors += w.errors;
+    in_flight = std::max(in_flight, w.in_flight);
+  }
+  if (errors > 0)
+    return Format("no request completed in those windows: %llu failed; see the first error",
+                  static_cast<unsigned long long>(errors));
+  if (in_flight > 0)
+    return Format("no request completed within a window of %.2f s while %llu were in flight: the target takes "
+                  "about as long as a window or longer; raise --max-window-ms (and --warmup-s) above its latency",
+                  empty.back().duration_s, static_cast<unsigned long long>(in_flight));
+  return "no requests completed: check that the target is serving and the load is on";
+}
+
+// "in the last 3 windows (3.00 s)" when all are empty, else "in 1 of the last 3 windows".
+std::string WhichWindows(std::span<const WindowSummary> all, size_t empty) {
+  if (empty == all.size()) return Format("in the last %zu windows (%.2f s)", all.size(), TotalDuration(all));
+  return Format("in %zu of the last %zu windows", empty, all.size());
+}
+
 }  // namespace
 
 Status StabilitySettings::Validate() const {
@@ -87,6 +119,13 @@ Verdict ThroughputStable(std::span<const WindowSummary> last_windows, double tol
   const Spread s = Measure(last_windows, tolerance, [](const WindowSummary& w) { return w.throughput_per_s; });
   Verdict v;
   v.met = s.within;
+  // A window without a completion measured nothing: never compare it as 0 req/s.
+  if (const auto empty = EmptyWindows(last_windows); !empty.empty()) {
+    v.met = false;
+    v.detail = "throughput: no request completed " + WhichWindows(last_windows, empty.size());
+    v.recommendation = NothingCompleted(empty);
+    return v;
+  }
   v.detail = Format("throughput: spread ±%.1f%% around a mean of %.1f req/s over the last %zu windows "
                     "(min %.1f, max %.1f req/s; tolerance ±%.1f%%)",
                     100 * s.relative, s.mean, last_windows.size(), s.min, s.max, 100 * tolerance);
@@ -105,6 +144,13 @@ Verdict LatencyStable(std::span<const WindowSummary> last_windows, double tolera
       Measure(last_windows, tolerance, [](const WindowSummary& w) { return static_cast<double>(w.p99_ns); });
   Verdict v;
   v.met = s.within;
+  // Nor as a p99 of 0 ns.
+  if (const auto empty = EmptyWindows(last_windows); !empty.empty()) {
+    v.met = false;
+    v.detail = "p99 latency: not measured " + WhichWindows(last_windows, empty.size()) + ": no request completed";
+    v.recommendation = "a latency needs a completed request: see throughput";
+    return v;
+  }
   v.detail = Format("p99 latency: spread ±%.1f%% around a mean of %s over the last %zu windows "
                     "(min %s, max %s; tolerance ±%.1f%%)",
                     100 * s.relative, FormatDuration(s.mean).c_str(), last_windows.size(), FormatDuration(s.min).c_str(),

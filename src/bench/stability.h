@@ -23,6 +23,8 @@ struct WindowSummary {
   uint64_t p99_ns = 0;          // 99th percentile latency of the requests completed in the window
   uint64_t requests = 0;        // requests completed in the window
   double duration_s = 0;        // the window's length in seconds
+  uint64_t errors = 0;          // requests that failed in the window
+  uint64_t in_flight = 0;       // requests sent but not finished when the window ended
 };
 
 // When to stop measuring. Validate() checks the cross-field rules.
@@ -55,9 +57,11 @@ struct Verdict {
 };
 
 // Throughput of every window in last_windows agrees within ±tolerance (see the file comment). Not met for an empty
-// span or a mean of 0 (nothing completed).
+// span, or when any window completed no request: such a window measured nothing, so the detail says that no
+// request completed there (never "0 req/s"), and the recommendation tells a target slower than a window (requests
+// in flight) from one whose requests fail or that gets no load.
 Verdict ThroughputStable(std::span<const WindowSummary> last_windows, double tolerance);
-// The same rule applied to p99_ns.
+// The same rule applied to p99_ns; a window that completed nothing has no p99 (never "0 ns"): not met.
 Verdict LatencyStable(std::span<const WindowSummary> last_windows, double tolerance);
 // The windows' durations add up to at least min_duration_s.
 Verdict MinDurationMet(std::span<const WindowSummary> last_windows, double min_duration_s);

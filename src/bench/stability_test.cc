@@ -123,6 +123,32 @@ TEST(StabilityTest, MinRequestsNotMetContinues) {
   EXPECT_EQ(Decide(windows, settings), Decision::kStable);
 }
 
+// A window in which nothing completed measured nothing: it is never compared as 0 req/s or a p99 of 0 ns, and the
+// recommendation says why nothing completed.
+TEST(StabilityTest, WindowWithoutCompletionsIsNotMeasuredAsZero) {
+  WindowSummary slow = Window(0, 0, 0, 1.0);
+  slow.in_flight = 2;
+  const std::vector<WindowSummary> windows = {Window(1000, 5'000'000), slow, Window(1000, 5'000'000)};
+  const Verdict t = ThroughputStable(windows, 0.10);
+  EXPECT_FALSE(t.met);
+  EXPECT_TRUE(Contains(t.detail, "no request completed in 1 of the last 3 windows")) << t.detail;
+  EXPECT_FALSE(Contains(t.detail, "0.0 req/s")) << t.detail;
+  EXPECT_TRUE(Contains(t.recommendation, "2 were in flight")) << t.recommendation;
+  EXPECT_TRUE(Contains(t.recommendation, "--max-window-ms")) << t.recommendation;
+  const Verdict l = LatencyStable(windows, 0.10);
+  EXPECT_FALSE(l.met);
+  EXPECT_TRUE(Contains(l.detail, "not measured in 1 of the last 3 windows")) << l.detail;
+  EXPECT_FALSE(Contains(l.detail, "0 ns")) << l.detail;
+  // Every request failing is another story.
+  WindowSummary failing = Window(0, 0, 0, 1.0);
+  failing.errors = 7;
+  const std::vector<WindowSummary> failed(3, failing);
+  const Verdict f = ThroughputStable(failed, 0.10);
+  EXPECT_TRUE(Contains(f.detail, "no request completed in the last 3 windows (3.00 s)")) << f.detail;
+  EXPECT_TRUE(Contains(f.recommendation, "21 failed")) << f.recommendation;
+  EXPECT_EQ(Decide(failed, StabilitySettings{}), Decision::kContinue);
+}
+
 TEST(StabilityTest, NothingCompletedIsNotStable) {
   const std::vector<WindowSummary> windows(3, Window(0, 0, 0, 1.0));
   const Verdict v = ThroughputStable(windows, 0.10);

@@ -21,6 +21,7 @@ struct BenchFlags {
   RuntimeFlags runtime;
   std::string arrival = "poisson";
   double window_ms = 1000;
+  double max_window_ms = 60000;
   double tolerance_percent = 10;
   std::string json_path, csv_path;
   bool quiet = false;
@@ -71,6 +72,7 @@ Status ResolveMode(CLI::App& sub, BenchFlags& f) {
       return Status::InvalidArgument("--tensors applies to HTTP only (gRPC always sends raw tensor bytes)");
   }
   f.settings.run.window_s = f.window_ms / 1000.0;
+  f.settings.run.max_window_s = f.max_window_ms / 1000.0;
   f.settings.run.stability.tolerance = f.tolerance_percent / 100.0;
   return Status::Ok();
 }
@@ -88,7 +90,10 @@ void AddFlags(CLI::App& sub, BenchFlags& f) {
   sub.add_option("--concurrency", s.concurrency, "closed loop: requests outstanding (list, e.g. 1,2,4,8)")
       ->delimiter(',');
   sub.add_option("--rate", s.rates, "open loop: arrivals per second (list, e.g. 100,500)")->delimiter(',');
-  sub.add_option("--batch", s.batch_sizes, "samples per request (list); alone, it selects offline mode")
+  sub.add_option("--batch", s.batch_sizes,
+                 "samples per request (list); alone, it selects offline mode. Only for a model whose inputs share "
+                 "a batch dimension (dimension 0 of every input dynamic with one name, or fixed to one size); "
+                 "otherwise each request is one sample of whole tensors")
       ->delimiter(',');
   sub.add_option("--arrival", f.arrival, "open loop arrivals: poisson|constant")->capture_default_str();
   sub.add_option("--arrival-seed", s.arrival_seed, "seed for Poisson arrivals")->capture_default_str();
@@ -96,7 +101,12 @@ void AddFlags(CLI::App& sub, BenchFlags& f) {
   sub.add_option("--warmup-requests", s.run.warmup_requests, "warm-up requests (not measured)")
       ->capture_default_str();
   sub.add_option("--warmup-s", s.run.warmup_s, "warm-up seconds (not measured)")->capture_default_str();
-  sub.add_option("--window-ms", f.window_ms, "length of one measurement window")->capture_default_str();
+  sub.add_option("--window-ms", f.window_ms, "length of one measurement window (the shortest: see --max-window-ms)")
+      ->capture_default_str();
+  sub.add_option("--max-window-ms", f.max_window_ms,
+                 "for a slow target, windows grow from --window-ms to hold a handful of requests (from the warm-up's "
+                 "latency), up to this; warm-up waits for its requests at most this long too")
+      ->capture_default_str();
   sub.add_option("--stability-windows", s.run.stability.windows, "windows that must agree")->capture_default_str();
   sub.add_option("--stability-percent", f.tolerance_percent, "how closely they must agree, +-%")
       ->capture_default_str();
@@ -127,9 +137,15 @@ int Run(CLI::App& sub, BenchFlags& f) {
   if (tty) {
     hooks.status = [](const std::string& s) { std::cerr << "\r\033[K" << s << std::flush; };
     hooks.window_done = [](const bench::WindowProgress& p) {
-      std::cerr << fmt::format("\r\033[K{}: window {}: {:.1f} req/s, p99 {}", p.point->Label(), p.window_index + 1,
-                               p.window.throughput_per_s, FormatDuration(static_cast<double>(p.window.p99_ns)))
-                << std::flush;
+      if (p.window.requests == 0)  // nothing measured: say so rather than print 0 req/s and 0 ns
+        std::cerr << fmt::format("\r\033[K{}: window {}: no request completed in {:.1f} s ({} in flight)",
+                                 p.point->Label(), p.window_index + 1, p.window.duration_s, p.window.in_flight)
+                  << std::flush;
+      else
+        std::cerr << fmt::format("\r\033[K{}: window {}: {:.1f} req/s, p99 {}", p.point->Label(),
+                                 p.window_index + 1, p.window.throughput_per_s,
+                                 FormatDuration(static_cast<double>(p.window.p99_ns)))
+                  << std::flush;
     };
   }
   auto report = f.remote.url.empty() ? bench::RunBench(f.settings, hooks)

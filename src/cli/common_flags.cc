@@ -7,11 +7,15 @@ namespace hone::cli {
 
 void AddInputFlags(CLI::App& app, runtime::InputOptions& options, InputFlags& raw) {
   app.add_option("--data", options.data_path,
-                 "inputs from a dataset: .npz with an array per input name (samples along the first axis), or .npy "
-                 "for a one-input model; without it, inputs are generated from the model's metadata");
+                 "inputs from a dataset: .npz with an array per input name, or .npy for a one-input model; without "
+                 "it, inputs are generated from the model's metadata. When dimension 0 of every input is one batch "
+                 "dimension (all dynamic with one name, or all fixed to one size), arrays have the input's rank and "
+                 "hold samples along their first axis. Otherwise (a scalar input, a state tensor) inputs are whole "
+                 "tensors: an array of the input's rank + 1 is per-sample (sample i is its row i), one of the "
+                 "input's own rank is fixed, given once for every sample");
   app.add_option("--shape", raw.shapes,
                  "NAME:DIMS, e.g. input_ids:1x128: fixes an input's dynamic dimensions (full shape, or without the "
-                 "batch dimension); repeatable");
+                 "batch dimension when the inputs share one); repeatable");
   app.add_option("--range", raw.ranges,
                  "NAME:LOW:HIGH: generated values for an input, uniform in [LOW, HIGH) (integer ids: 0:N); "
                  "repeatable; default floats [0,1), integers [0,100)");

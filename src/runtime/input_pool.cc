@@ -1,209 +1,28 @@
 #include "runtime/input_pool.h"
 
-#include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <random>
-
-#include "tensor/npy.h"
-#include "tensor/npz.h"
 
 namespace hone::runtime {
 
-// Builds an InputPool step by step; a friend so that InputPool's interface stays small.
-class InputPoolBuilder {
- public:
-  InputPoolBuilder(const ModelMetadata& m, const InputOptions& o) : metadata_(m), options_(o) {}
+std::string InputPool::mode_description() const {
+  if (axis_.shared) return "batched: dimension 0 of every input is the batch";
+  return "whole tensors, one sample per request: the model has no shared batch dimension (" + axis_.reason + ")";
+}
 
-  Result<InputPool> Build() {
-    for (const auto& [name, shape] : options_.shapes)
-      if (metadata_.FindInput(name) < 0) return Status::InvalidArgument("--shape " + name + ": " + UnknownInput(name));
-    for (const auto& [name, range] : options_.ranges)
-      if (metadata_.FindInput(name) < 0) return Status::InvalidArgument("--range " + name + ": " + UnknownInput(name));
-    for (const IoSpec& in : metadata_.inputs) {
-      if (in.type == DataType::kInvalid || in.type == DataType::kBytes)
-        return Status::Unimplemented("input '" + in.name + "': element type " + in.onnx_type +
-                                     " is not supported by hone yet");
-      pool_.names_.push_back(in.name);
-      pool_.declared_.push_back(in.shape);
-    }
-    HONE_RETURN_IF_ERROR(options_.data_path.empty() ? Generate() : Load());
-    for (const auto& [name, shape] : options_.shapes)  // full-rank shapes give the batch size: they must agree
-      if (shape.size() == metadata_.inputs[metadata_.FindInput(name)].shape.size() && !shape.empty() &&
-          shape[0] != pool_.default_batch_)
-        return Status::InvalidArgument("--shape " + name + ":" + ShapeToString(shape) + ": batch dimension " +
-                                       std::to_string(shape[0]) + " disagrees with the batch size " +
-                                       std::to_string(pool_.default_batch_) +
-                                       " set by the other inputs; one request has one batch size");
-    HONE_RETURN_IF_ERROR(pool_.CheckBatch(pool_.default_batch_));
-    return std::move(pool_);
-  }
-
- private:
-  std::string UnknownInput(const std::string& name) const {
-    std::string s = "the model has no input named '" + name + "' (inputs:";
-    for (const IoSpec& in : metadata_.inputs) s += " " + in.name;
-    return s + ")";
-  }
-
-  // One sample's dimensions (all but the first) for generated data, from the model and --shape.
-  Result<Shape> SampleShape(const IoSpec& in) {
-    Shape sample(in.shape.begin() + (in.shape.empty() ? 0 : 1), in.shape.end());
-    auto given = options_.shapes.find(in.name);
-    if (given != options_.shapes.end()) {
-      const Shape& g = given->second;
-      bool full = g.size() == in.shape.size();
-      if (in.shape.empty() && !full)
-        return Status::InvalidArgument("--shape " + in.name + ":" + ShapeToString(g) + ": the input is a scalar");
-      if (!full && g.size() + 1 != in.shape.size())
-        return Status::InvalidArgument("--shape " + in.name + ":" + ShapeToString(g) + ": expected rank " +
-                                       std::to_string(in.shape.size()) + " (" + in.ToString() + "), or " +
-                                       std::to_string(in.shape.size() - 1) + " without the batch dimension");
-      for (size_t d = 0; d < g.size(); ++d) {
-        size_t model_dim = full ? d : d + 1;
-        if (in.shape[model_dim] >= 0 && in.shape[model_dim] != g[d])
-          return Status::InvalidArgument("--shape " + in.name + ":" + ShapeToString(g) + ": dimension " +
-                                         std::to_string(model_dim) + " is fixed to " +
-                                         std::to_string(in.shape[model_dim]) + " by the model (" + in.ToString() +
-                                         ")");
-      }
-      if (full && !g.empty()) pool_.default_batch_ = std::max<int64_t>(pool_.default_batch_, g[0]);
-      sample.assign(g.begin() + (full ? 1 : 0), g.end());
-    }
-    for (size_t d = 0; d < sample.size(); ++d)
-      if (sample[d] < 0) {
-        const std::string& symbol = in.symbols[d + 1];
-        return Status::InvalidArgument("input '" + in.name + "' (" + in.ToString() + "): dimension " +
-                                       std::to_string(d + 1) + (symbol.empty() ? "" : " ('" + symbol + "')") +
-                                       " is dynamic: give it with --shape " + in.name + ":...");
-      }
-    return sample;
-  }
-
-  Status Generate() {
-    pool_.samples_ = options_.generated_samples;
-    if (pool_.samples_ <= 0) return Status::InvalidArgument("generated samples: expected > 0");
-    for (const IoSpec& in : metadata_.inputs) {
-      HONE_ASSIGN_OR_RETURN(Shape sample, SampleShape(in));
-      if (!in.shape.empty() && in.shape[0] >= 0) pool_.default_batch_ = in.shape[0];
-      Shape column_shape = sample;
-      column_shape.insert(column_shape.begin(), pool_.samples_);
-      HONE_ASSIGN_OR_RETURN(Tensor column, Tensor::Allocate(in.type, column_shape));
-      auto range = options_.ranges.count(in.name) ? options_.ranges.at(in.name)
-                                                  : (IsFloatingPoint(in.type) ? ValueRange{0, 1} : ValueRange{0, 100});
-      // One generator per input, seeded from the seed and the input's position: adding an input elsewhere does not
-      // change this one's values.
-      std::mt19937_64 rng(options_.seed * 1000003u + pool_.columns_.size());
-      Fill(column, range, rng);
-      pool_.columns_.push_back(std::move(column));
-    }
-    pool_.description_ = "generated (seed " + std::to_string(options_.seed) + ", " +
-                         std::to_string(pool_.samples_) + " samples)";
-    return Status::Ok();
-  }
-
-  static void Fill(Tensor& t, const ValueRange& r, std::mt19937_64& rng) {
-    std::uniform_real_distribution<double> real(r.low, r.high);
-    auto integer = [&] { return static_cast<int64_t>(std::floor(real(rng))); };
-    switch (t.type()) {
-      case DataType::kFp32:
-        for (float& v : t.mutable_values<float>()) {
-          v = static_cast<float>(real(rng));
-          if (v >= r.high) v = std::nextafter(v, -INFINITY);  // rounding to float may reach HIGH
-        }
-        break;
-      case DataType::kFp64: for (double& v : t.mutable_values<double>()) v = real(rng); break;
-      case DataType::kBool: for (uint8_t& v : t.mutable_values<uint8_t>()) v = rng() & 1; break;
-      case DataType::kInt8: for (int8_t& v : t.mutable_values<int8_t>()) v = static_cast<int8_t>(integer()); break;
-      case DataType::kUint8: for (uint8_t& v : t.mutable_values<uint8_t>()) v = static_cast<uint8_t>(integer()); break;
-      case DataType::kInt16: for (int16_t& v : t.mutable_values<int16_t>()) v = static_cast<int16_t>(integer()); break;
-      case DataType::kUint16: for (uint16_t& v : t.mutable_values<uint16_t>()) v = static_cast<uint16_t>(integer()); break;
-      case DataType::kInt32: for (int32_t& v : t.mutable_values<int32_t>()) v = static_cast<int32_t>(integer()); break;
-      case DataType::kUint32: for (uint32_t& v : t.mutable_values<uint32_t>()) v = static_cast<uint32_t>(integer()); break;
-      case DataType::kInt64: for (int64_t& v : t.mutable_values<int64_t>()) v = integer(); break;
-      case DataType::kUint64: for (uint64_t& v : t.mutable_values<uint64_t>()) v = static_cast<uint64_t>(integer()); break;
-      default: break;  // FP16/BF16 stay zero: generating half floats needs a conversion hone does not have yet
-    }
-  }
-
-  Status Load() {
-    const std::string& path = options_.data_path;
-    std::vector<NamedTensor> arrays;
-    if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) {
-      if (metadata_.inputs.size() != 1)
-        return Status::InvalidArgument("dataset '" + path + "': a .npy holds one array, but the model has " +
-                                       std::to_string(metadata_.inputs.size()) +
-                                       " inputs: give a .npz with an array per input");
-      HONE_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
-      arrays.push_back({metadata_.inputs[0].name, std::move(t)});
-    } else {
-      HONE_ASSIGN_OR_RETURN(arrays, ReadNpz(path));
-    }
-    std::vector<bool> used(arrays.size(), false);
-    for (const IoSpec& in : metadata_.inputs) {
-      auto it = std::find_if(arrays.begin(), arrays.end(), [&](const NamedTensor& a) { return a.name == in.name; });
-      if (it == arrays.end()) {
-        std::string names;
-        for (const auto& a : arrays) names += (names.empty() ? "" : ", ") + a.name;
-        return Status::InvalidArgument("dataset '" + path + "' has no array for input '" + in.name +
-                                       "' (arrays: " + names + ")");
-      }
-      used[it - arrays.begin()] = true;
-      HONE_RETURN_IF_ERROR(CheckArray(in, it->tensor));
-      if (options_.shapes.count(in.name)) {  // --shape checks against the model, gives the batch, must fit the data
-        HONE_ASSIGN_OR_RETURN(Shape sample, SampleShape(in));
-        Shape rows(it->tensor.shape().begin() + 1, it->tensor.shape().end());
-        if (sample != rows)
-          return Status::InvalidArgument("--shape " + in.name + ":" + ShapeToString(options_.shapes.at(in.name)) +
-                                         ": dataset '" + path + "' has array '" + in.name + "' of shape " +
-                                         ShapeToString(it->tensor.shape()));
-      }
-      if (pool_.columns_.empty())
-        pool_.samples_ = it->tensor.shape()[0];
-      else if (it->tensor.shape()[0] != pool_.samples_)
-        return Status::InvalidArgument("dataset '" + path + "': array '" + in.name + "' has " +
-                                       std::to_string(it->tensor.shape()[0]) + " rows, but '" +
-                                       pool_.names_[0] + "' has " + std::to_string(pool_.samples_));
-      if (in.shape[0] >= 0) pool_.default_batch_ = in.shape[0];
-      pool_.columns_.push_back(std::move(it->tensor));
-    }
-    for (size_t i = 0; i < arrays.size(); ++i)
-      if (!used[i]) pool_.unused_arrays_.push_back(arrays[i].name);
-    if (pool_.samples_ == 0) return Status::InvalidArgument("dataset '" + path + "': arrays have no rows");
-    pool_.description_ = "dataset '" + path + "' (" + std::to_string(pool_.samples_) + " samples)";
-    return Status::Ok();
-  }
-
-  Status CheckArray(const IoSpec& in, const Tensor& a) {
-    const std::string what = "dataset '" + options_.data_path + "': array '" + in.name + "'";
-    if (a.type() != in.type)
-      return Status::InvalidArgument(what + ": expected " + std::string(DataTypeName(in.type)) + " for input " +
-                                     in.ToString() + ", got " + std::string(DataTypeName(a.type())));
-    if (in.shape.empty())
-      return Status::Unimplemented(what + ": input '" + in.name + "' is a scalar; datasets feed batched inputs");
-    if (a.shape().size() != in.shape.size())
-      return Status::InvalidArgument(what + ": expected rank " + std::to_string(in.shape.size()) + " (" +
-                                     in.ToString() + ", samples along the first axis), got shape " +
-                                     ShapeToString(a.shape()));
-    for (size_t d = 1; d < in.shape.size(); ++d)
-      if (in.shape[d] >= 0 && in.shape[d] != a.shape()[d])
-        return Status::InvalidArgument(what + ": dimension " + std::to_string(d) + " must be " +
-                                       std::to_string(in.shape[d]) + " (" + in.ToString() + "), got shape " +
-                                       ShapeToString(a.shape()));
-    return Status::Ok();
-  }
-
-  const ModelMetadata& metadata_;
-  const InputOptions& options_;
-  InputPool pool_;
-};
-
-Result<InputPool> InputPool::Create(const ModelMetadata& metadata, const InputOptions& options) {
-  return InputPoolBuilder(metadata, options).Build();
+size_t InputPool::byte_size() const {
+  size_t total = 0;
+  for (const Tensor& column : columns_) total += column.byte_size();
+  return total;
 }
 
 Status InputPool::CheckBatch(int64_t batch) const {
   if (batch < 1) return Status::InvalidArgument("batch size: expected >= 1, got " + std::to_string(batch));
+  if (!axis_.shared) {
+    if (batch == 1) return Status::Ok();
+    return Status::InvalidArgument("batch size " + std::to_string(batch) +
+                                   ": the model has no shared batch dimension (" + axis_.reason +
+                                   "), so a request is one sample of whole tensors; use batch 1");
+  }
   for (size_t i = 0; i < names_.size(); ++i)
     if (!declared_[i].empty() && declared_[i][0] >= 0 && declared_[i][0] != batch)
       return Status::InvalidArgument("input '" + names_[i] + "' has a fixed first dimension of " +
@@ -216,9 +35,20 @@ Result<std::vector<Tensor>> InputPool::MakeBatch(int64_t first, int64_t batch) c
   HONE_RETURN_IF_ERROR(CheckBatch(batch));
   std::vector<Tensor> out;
   out.reserve(columns_.size());
-  for (const Tensor& column : columns_) {
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const Tensor& column = columns_[i];
+    if (!per_sample_[i]) {  // whole tensors: the same tensor in every request, copied so callers may change it
+      HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(column.type(), column.shape()));
+      std::memcpy(t.mutable_data(), column.data(), column.byte_size());
+      out.push_back(std::move(t));
+      continue;
+    }
+    // Batched: `batch` rows along the batch axis. Whole tensors: one sample, without the samples axis.
     Shape shape = column.shape();
-    shape[0] = batch;
+    if (axis_.shared)
+      shape[0] = batch;
+    else
+      shape.erase(shape.begin());
     HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(column.type(), shape));
     size_t row_bytes = column.byte_size() / static_cast<size_t>(samples_);
     for (int64_t r = 0; r < batch; ++r) {

@@ -20,6 +20,50 @@ static int FindByName(const std::vector<IoSpec>& specs, const std::string& name)
   return -1;
 }
 
+BatchAxis ModelMetadata::SharedBatchAxis() const {
+  BatchAxis axis;
+  if (inputs.empty()) {
+    axis.reason = "the model has no inputs";
+    return axis;
+  }
+  const IoSpec* fixed = nullptr;    // the first input whose dimension 0 is fixed
+  const IoSpec* dynamic = nullptr;  // the first whose dimension 0 is dynamic
+  const IoSpec* named = nullptr;    // the first whose dimension 0 is dynamic and named
+  for (const IoSpec& in : inputs) {
+    if (in.shape.empty()) {
+      axis.reason = "input '" + in.name + "' is a scalar";
+      return axis;
+    }
+    if (in.shape[0] >= 0) {
+      if (fixed && fixed->shape[0] != in.shape[0]) {
+        axis.reason = "input '" + fixed->name + "' has dimension 0 fixed to " + std::to_string(fixed->shape[0]) +
+                      " but input '" + in.name + "' to " + std::to_string(in.shape[0]);
+        return axis;
+      }
+      if (!fixed) fixed = &in;
+    } else {
+      const std::string& symbol = in.symbols.empty() ? std::string() : in.symbols[0];
+      if (!symbol.empty()) {
+        if (named && named->symbols[0] != symbol) {
+          axis.reason = "input '" + named->name + "' has dimension 0 '" + named->symbols[0] + "' but input '" +
+                        in.name + "' has '" + symbol + "'";
+          return axis;
+        }
+        if (!named) named = &in;
+      }
+      if (!dynamic) dynamic = &in;
+    }
+    if (fixed && dynamic) {
+      axis.reason = "input '" + fixed->name + "' has dimension 0 fixed to " + std::to_string(fixed->shape[0]) +
+                    " but in input '" + dynamic->name + "' it is dynamic";
+      return axis;
+    }
+  }
+  axis.shared = true;
+  axis.fixed_size = fixed ? fixed->shape[0] : -1;
+  return axis;
+}
+
 int ModelMetadata::FindInput(const std::string& name) const { return FindByName(inputs, name); }
 int ModelMetadata::FindOutput(const std::string& name) const { return FindByName(outputs, name); }
 

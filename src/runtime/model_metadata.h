@@ -1,6 +1,7 @@
 // What a loaded model takes and gives, as ONNX Runtime reports it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,20 @@ struct IoSpec {
   std::string ToString() const;
 };
 
+// Whether a model's inputs share a batch dimension, so that requests stack samples along dimension 0 of every input.
+// They do when the model has inputs, every input has rank >= 1, and dimension 0 of the inputs agrees: either all
+// dynamic, with one symbolic name among those that are named ("batch"; unnamed ones go with any), or all fixed to
+// one size (a model exported for batches of exactly that size). Anything else (a scalar input, dimension 0 fixed
+// to 1 in one input and 2 in another, a dynamic one beside a fixed one, two different names) means no shared batch
+// dimension: each input is a whole tensor and one request is one sample.
+struct BatchAxis {
+  bool shared = false;
+  int64_t fixed_size = -1;  // shared: the one size dimension 0 is fixed to, or -1 when dynamic
+  // Why not shared, naming the inputs at fault: "input 'sr' is a scalar", "input 'input' has dimension 0 fixed to
+  // 1 but input 'state' to 2". Empty when shared.
+  std::string reason;
+};
+
 struct ModelMetadata {
   std::vector<IoSpec> inputs;
   std::vector<IoSpec> outputs;
@@ -30,6 +45,8 @@ struct ModelMetadata {
   // Index of the input named `name`, or -1.
   int FindInput(const std::string& name) const;
   int FindOutput(const std::string& name) const;
+  // See BatchAxis.
+  BatchAxis SharedBatchAxis() const;
 };
 
 }  // namespace hone::runtime

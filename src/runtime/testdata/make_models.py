@@ -40,3 +40,19 @@ graph = helper.make_graph(
     "two_inputs", [ids, mask], [total, count], [axes])
 save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="hone-tests"),
      "two_inputs.onnx")
+
+# stateful.onnx: a streaming model shaped like Silero VAD, with no shared batch dimension:
+#   input: FP32 [1, N], state: FP32 [2, 1, 128], sr: INT64 [] (a scalar)
+#   -> output: FP32 [1, N] = input * sr, stateN: FP32 [2, 1, 128] = state + 1
+inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, "N"])
+state = helper.make_tensor_value_info("state", TensorProto.FLOAT, [2, 1, 128])
+sr = helper.make_tensor_value_info("sr", TensorProto.INT64, [])
+out = helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, "N"])
+state_n = helper.make_tensor_value_info("stateN", TensorProto.FLOAT, [2, 1, 128])
+graph = helper.make_graph(
+    [helper.make_node("Cast", ["sr"], ["sr_f"], to=TensorProto.FLOAT),
+     helper.make_node("Mul", ["input", "sr_f"], ["output"]),
+     helper.make_node("Add", ["state", "one"], ["stateN"])],
+    "stateful", [inp, state, sr], [out, state_n], [one])
+save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="hone-tests"),
+     "stateful.onnx")
