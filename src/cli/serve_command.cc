@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -28,6 +29,7 @@ struct ServeFlags {
   int http_port = 8000, grpc_port = 8001, metrics_port = 8002;
   bool allow_http = true, allow_grpc = true, allow_metrics = true;
   int64_t max_body_bytes = 64ll << 20;
+  int64_t grpc_max_message_bytes = std::numeric_limits<int32_t>::max();  // Triton's, and gRPC's most
   int http_threads = 0;
   int exit_timeout_secs = 30;
   int poll_secs = 15;
@@ -56,6 +58,13 @@ void AddFlags(CLI::App& sub, ServeFlags& f) {
   sub.add_option("--allow-metrics", f.allow_metrics, "serve /metrics on its own port")->capture_default_str();
   sub.add_option("--http-max-body-bytes", f.max_body_bytes, "largest HTTP request body accepted (413 beyond)")
       ->capture_default_str();
+  sub.add_option("--grpc-max-message-bytes", f.grpc_max_message_bytes,
+                 "largest gRPC request and response message (2147483647: Triton's and gRPC's most)")
+      ->capture_default_str();
+  sub.add_option("--default-warmup", f.server.default_warmup,
+                 "warm up a model that has no model_warmup with inputs hone generates (skipped, with a warning, "
+                 "for a model that takes none of them)")
+      ->capture_default_str();
   sub.add_option("--http-thread-count", f.http_threads, "HTTP front-end threads (0: 2)")->capture_default_str();
   sub.add_option("--cores", f.server.cores, "cores a model's instances share (0: this machine's)")
       ->capture_default_str();
@@ -80,6 +89,9 @@ Status Resolve(ServeFlags& f) {
     if (port < 0 || port > 65535) return Status::InvalidArgument(fmt::format("port {}: expected 0..65535", port));
   }
   if (f.max_body_bytes < 1024) return Status::InvalidArgument("--http-max-body-bytes: expected >= 1024");
+  if (f.grpc_max_message_bytes < 1024 || f.grpc_max_message_bytes > std::numeric_limits<int32_t>::max())
+    return Status::InvalidArgument(fmt::format("--grpc-max-message-bytes {}: expected 1024 to {}",
+                                               f.grpc_max_message_bytes, std::numeric_limits<int32_t>::max()));
   if (!f.allow_http && !f.allow_grpc) return Status::InvalidArgument("--allow-http and --allow-grpc are both false");
   f.server.repository_poll_interval = std::chrono::seconds(f.poll_secs);
   return Status::Ok();
@@ -125,6 +137,7 @@ int RunServe(ServeFlags& f) {
     serve::GrpcServerOptions options;
     options.host = f.host;
     options.port = f.grpc_port;
+    options.max_message_bytes = static_cast<int>(f.grpc_max_message_bytes);
     options.repository_api = f.server.repository_api;
     auto started = serve::GrpcServer::Start(**server, options);
     if (!started.ok()) {

@@ -37,7 +37,9 @@ void ApplyConfigDefaults(const ConfigSource& source, const CompletionOptions& op
 // - The model can batch when every input and output has at least one dimension and a dynamic first one. When
 //   the config declares no inputs and no outputs: a model that can batch gets max_batch_size
 //   options.default_max_batch_size if it had none, and then, with max_batch_size > 1 and no dynamic_batching, an
-//   empty dynamic_batching (Triton's defaults). (Triton also does this when only one of the two lists is
+//   empty dynamic_batching (Triton's defaults). Shapes cannot tell a model that reduces over the whole tensor,
+//   batch included, so the loader runs a batch before it keeps this claim (serve/core/batch_check.h) and
+//   completes again with default_max_batch_size 0 when the batch's answers differ from the solo ones. (Triton also does this when only one of the two lists is
 //   missing; hone does not, because it would change the meaning of the dims already declared.)
 // - Missing inputs (all of them) and outputs (all of them) are filled from the model in model order: name, type,
 //   dims without the batch dimension when max_batch_size > 0; a tensor left with no dims gets dims [1] and an

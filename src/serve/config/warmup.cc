@@ -7,6 +7,7 @@
 #include "serve/config/config_types.h"
 #include "serve/config/model_name.h"
 #include "serve/config/repository.h"
+#include "serve/config/reshape.h"
 #include "tensor/file_io.h"
 
 namespace hone::serve {
@@ -93,11 +94,13 @@ Result<Tensor> MakeInput(const ConfigSource& src, const std::string& what, const
     return Status::Unimplemented(src.where + ": " + what + ": " + ConfigDataTypeName(w.data_type()) +
                                  " warm-up data is not supported");
   const Shape dims = ToShape(w.dims()), declared = ToShape(in.dims());
-  bool match = dims.size() == declared.size();
-  for (size_t i = 0; match && i < dims.size(); ++i) match = declared[i] < 0 || declared[i] == dims[i];
-  if (!match)
+  // The model's own shape is accepted beside dims, as infer accepts it (reshape.h).
+  const bool model_shape = in.has_reshape() && ShapeFits(ToShape(in.reshape().shape()), dims);
+  if (!ShapeFits(declared, dims) && !model_shape)
     return Bad(src, what + ": dims " + DimsToString(dims) + " do not match the input's dims " +
-                        DimsToString(declared));
+                        DimsToString(declared) +
+                        (in.has_reshape() ? " nor its reshape.shape " + DimsToString(ToShape(in.reshape().shape()))
+                                          : std::string()));
   HONE_ASSIGN_OR_RETURN(Tensor row, Tensor::Allocate(type, dims));
   if (w.has_random_data()) {
     FillRandom(type, std::span(row.mutable_data(), row.byte_size()), rng);
@@ -142,35 +145,80 @@ Result<WarmupSample> MakeSample(const inference::ModelConfig& config, int index,
   return sample;
 }
 
-Result<WarmupSample> DefaultSample(const inference::ModelConfig& config, const ConfigSource& src) {
+void FillOnes(DataType type, std::span<std::byte> bytes) {
+  auto fill = [&](auto one) {
+    for (size_t i = 0; i + sizeof(one) <= bytes.size(); i += sizeof(one))
+      std::memcpy(bytes.data() + i, &one, sizeof(one));
+  };
+  switch (type) {
+    case DataType::kBool:
+    case DataType::kUint8: fill(uint8_t{1}); break;
+    case DataType::kInt8: fill(int8_t{1}); break;
+    case DataType::kUint16: fill(uint16_t{1}); break;
+    case DataType::kInt16: fill(int16_t{1}); break;
+    case DataType::kUint32: fill(uint32_t{1}); break;
+    case DataType::kInt32: fill(int32_t{1}); break;
+    case DataType::kUint64: fill(uint64_t{1}); break;
+    case DataType::kInt64: fill(int64_t{1}); break;
+    case DataType::kFp16: fill(uint16_t{0x3C00}); break;
+    case DataType::kBf16: fill(uint16_t{0x3F80}); break;
+    case DataType::kFp32: fill(1.0f); break;
+    case DataType::kFp64: fill(1.0); break;
+    case DataType::kBytes:
+    case DataType::kInvalid: break;
+  }
+}
+
+}  // namespace
+
+std::string GeneratedSampleSpec::ToString() const {
+  const char* what = fill == GeneratedFill::kZeros ? "zeros" : fill == GeneratedFill::kOnes ? "ones" : "random values";
+  return "dynamic dimensions " + std::to_string(dynamic_dim) + ", " + what;
+}
+
+Result<WarmupSample> GenerateSample(const inference::ModelConfig& config, const GeneratedSampleSpec& spec,
+                                    const std::string& name, const ConfigSource& src) {
   WarmupSample sample;
-  sample.name = "default";
-  const int64_t rows = config.max_batch_size() > 0 ? 1 : 0;
+  sample.name = name;
+  sample.batch_size = spec.batch_size;
+  const int64_t rows = config.max_batch_size() > 0 ? spec.batch_size : 0;
+  std::mt19937_64 rng(spec.seed);
   for (const auto& in : config.input()) {
     const DataType type = FromConfigDataType(in.data_type());
     if (type == DataType::kBytes || type == DataType::kInvalid)
-      return Status::Unimplemented(src.where + ": input " + Q(in.name()) + ": default warm-up of " +
-                                   ConfigDataTypeName(in.data_type()) + " is not supported");
+      return Status::Unimplemented(src.where + ": input " + Q(in.name()) + ": hone cannot generate " +
+                                   ConfigDataTypeName(in.data_type()) + " data");
     Shape dims = ToShape(in.dims());
     for (int64_t& d : dims)
-      if (d < 0) d = 1;
+      if (d < 0) d = spec.dynamic_dim;
     HONE_ASSIGN_OR_RETURN(Tensor row, Tensor::Allocate(type, dims));
+    std::span<std::byte> bytes(row.mutable_data(), row.byte_size());
+    if (spec.fill == GeneratedFill::kOnes) FillOnes(type, bytes);
+    if (spec.fill == GeneratedFill::kRandom) FillRandom(type, bytes, rng);
+    if (spec.fill == GeneratedFill::kRandom && rows > 1) {
+      // Distinct rows: a batch of copies would hide a model that mixes rows.
+      Shape batched = dims;
+      batched.insert(batched.begin(), rows);
+      HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, std::move(batched)));
+      FillRandom(type, std::span(t.mutable_data(), t.byte_size()), rng);
+      sample.inputs.push_back({in.name(), std::move(t)});
+      continue;
+    }
     HONE_ASSIGN_OR_RETURN(Tensor t, Batched(row, rows));
     sample.inputs.push_back({in.name(), std::move(t)});
   }
   return sample;
 }
 
-}  // namespace
+std::vector<GeneratedSampleSpec> DefaultWarmupCandidates() {
+  using F = GeneratedFill;
+  return {{1, F::kZeros, 0, 1}, {1, F::kOnes, 0, 1}, {2, F::kZeros, 0, 1}, {2, F::kOnes, 0, 1},
+          {4, F::kRandom, 0x686f6e65u, 1}};
+}
 
 Result<std::vector<WarmupSample>> BuildWarmupSamples(const inference::ModelConfig& config,
                                                      const std::string& model_dir, const ConfigSource& source) {
   std::vector<WarmupSample> samples;
-  if (config.model_warmup_size() == 0) {
-    HONE_ASSIGN_OR_RETURN(WarmupSample s, DefaultSample(config, source));
-    samples.push_back(std::move(s));
-    return samples;
-  }
   for (int i = 0; i < config.model_warmup_size(); ++i) {
     HONE_ASSIGN_OR_RETURN(WarmupSample s, MakeSample(config, i, model_dir, source));
     samples.push_back(std::move(s));

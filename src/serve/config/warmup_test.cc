@@ -28,29 +28,92 @@ Result<std::vector<WarmupSample>> Build(const std::string& warmup, const std::st
   return BuildWarmupSamples(testing::ParseOrFail(base + warmup), model_dir, kSource);
 }
 
-TEST(RepositoryWarmupTest, DefaultIsOneZeroRequestOfBatchOne) {
-  auto samples = Build("");
-  ASSERT_TRUE(samples.ok()) << samples.status().ToString();
-  ASSERT_EQ(samples->size(), 1u);
-  const WarmupSample& s = (*samples)[0];
-  EXPECT_EQ(s.name, "default");
-  EXPECT_EQ(s.batch_size, 1);
-  EXPECT_EQ(s.count, 1u);
-  ASSERT_EQ(s.inputs.size(), 3u);
-  EXPECT_EQ(s.inputs[0].name, "image");
-  EXPECT_EQ(s.inputs[0].tensor.type(), DataType::kFp32);
-  EXPECT_EQ(s.inputs[0].tensor.shape(), (Shape{1, 2, 1}));  // batch 1 prepended, dynamic dim 1
-  for (float v : s.inputs[0].tensor.values<float>()) EXPECT_EQ(v, 0.0f);
-  EXPECT_EQ(s.inputs[1].tensor.shape(), (Shape{1, 3}));
-  EXPECT_EQ(s.inputs[2].tensor.type(), DataType::kBool);
+template <typename T>
+void ExpectError(const Result<T>& r, StatusCode code, const std::string& expect) {
+  ASSERT_FALSE(r.ok()) << expect;
+  EXPECT_EQ(r.status().code(), code) << r.status().ToString();
+  EXPECT_THAT(r.status().message(), ::testing::StartsWith("models/m/config.pbtxt: "));
+  EXPECT_THAT(r.status().message(), HasSubstr(expect));
 }
 
-TEST(RepositoryWarmupTest, DefaultWithoutBatchDimension) {
-  auto samples = BuildWarmupSamples(
-      testing::ParseOrFail("input [ { name: \"x\" data_type: TYPE_FP16 dims: [ -1, 5 ] } ]"), "/x", kSource);
-  ASSERT_TRUE(samples.ok());
-  EXPECT_EQ((*samples)[0].inputs[0].tensor.shape(), (Shape{1, 5}));
-  EXPECT_EQ((*samples)[0].inputs[0].tensor.type(), DataType::kFp16);
+Result<WarmupSample> Generate(const std::string& config, GeneratedSampleSpec spec) {
+  return GenerateSample(testing::ParseOrFail(config), spec, "generated", kSource);
+}
+
+TEST(RepositoryWarmupTest, WithoutModelWarmupThereAreNoSamples) {
+  auto samples = Build("");
+  ASSERT_TRUE(samples.ok()) << samples.status().ToString();
+  EXPECT_TRUE(samples->empty());
+}
+
+TEST(RepositoryWarmupTest, GeneratedZerosOfBatchOne) {
+  auto s = Generate(kModel, {});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->name, "generated");
+  EXPECT_EQ(s->batch_size, 1);
+  EXPECT_EQ(s->count, 1u);
+  ASSERT_EQ(s->inputs.size(), 3u);
+  EXPECT_EQ(s->inputs[0].name, "image");
+  EXPECT_EQ(s->inputs[0].tensor.type(), DataType::kFp32);
+  EXPECT_EQ(s->inputs[0].tensor.shape(), (Shape{1, 2, 1}));  // batch 1 prepended, dynamic dim 1
+  for (float v : s->inputs[0].tensor.values<float>()) EXPECT_EQ(v, 0.0f);
+  EXPECT_EQ(s->inputs[1].tensor.shape(), (Shape{1, 3}));
+  EXPECT_EQ(s->inputs[2].tensor.type(), DataType::kBool);
+}
+
+TEST(RepositoryWarmupTest, GeneratedOnesAndDynamicSize) {
+  auto s = Generate(kModel, {.dynamic_dim = 2, .fill = GeneratedFill::kOnes});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->inputs[0].tensor.shape(), (Shape{1, 2, 2}));
+  for (float v : s->inputs[0].tensor.values<float>()) EXPECT_EQ(v, 1.0f);
+  for (int64_t v : s->inputs[1].tensor.values<int64_t>()) EXPECT_EQ(v, 1);
+  auto half = Generate("input [ { name: \"x\" data_type: TYPE_FP16 dims: [ -1, 5 ] } ]",
+                       {.fill = GeneratedFill::kOnes});
+  ASSERT_TRUE(half.ok());
+  EXPECT_EQ(half->inputs[0].tensor.shape(), (Shape{1, 5}));  // no batch dimension: -1 is a dynamic dim
+  EXPECT_EQ(half->inputs[0].tensor.values<uint16_t>()[0], 0x3C00);  // 1.0 in IEEE half
+}
+
+TEST(RepositoryWarmupTest, GeneratedRandomRowsDifferAndSeedsRepeat) {
+  const std::string config = "max_batch_size: 4 input [ { name: \"x\" data_type: TYPE_FP32 dims: [ 3 ] } ]";
+  GeneratedSampleSpec spec{.fill = GeneratedFill::kRandom, .seed = 7, .batch_size = 2};
+  auto a = Generate(config, spec), b = Generate(config, spec);
+  spec.seed = 8;
+  auto c = Generate(config, spec);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  auto va = a->inputs[0].tensor.values<float>();
+  ASSERT_EQ(a->inputs[0].tensor.shape(), (Shape{2, 3}));
+  EXPECT_NE(va[0], va[3]);  // row 0 and row 1 are not copies
+  EXPECT_EQ(va[0], b->inputs[0].tensor.values<float>()[0]);
+  EXPECT_NE(va[0], c->inputs[0].tensor.values<float>()[0]);
+  for (float v : va) EXPECT_TRUE(v >= 0.0f && v < 1.0f);
+}
+
+TEST(RepositoryWarmupTest, DefaultCandidatesStartCheapAndGrow) {
+  auto candidates = DefaultWarmupCandidates();
+  ASSERT_GE(candidates.size(), 3u);
+  EXPECT_EQ(candidates.front().ToString(), "dynamic dimensions 1, zeros");
+  EXPECT_EQ(candidates.front().batch_size, 1);
+  EXPECT_GT(candidates.back().dynamic_dim, 1);
+}
+
+TEST(RepositoryWarmupTest, ScalarInputTakesDimsOneOrTheModelShape) {
+  const std::string scalar =
+      "input [ { name: \"sr\" data_type: TYPE_INT64 dims: [ 1 ] reshape: { } } ] "
+      "output [ { name: \"y\" data_type: TYPE_FP32 dims: [ 1 ] } ] ";
+  auto with_dims = [&](const std::string& dims) {
+    return Build("model_warmup [ { name: \"s\" inputs { key: \"sr\" value { data_type: TYPE_INT64 dims: " + dims +
+                     " zero_data: true } } } ]",
+                 "/x", scalar);
+  };
+  auto empty = with_dims("[ ]");
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ((*empty)[0].inputs[0].tensor.shape(), Shape{});
+  auto one = with_dims("[ 1 ]");
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ((*one)[0].inputs[0].tensor.shape(), Shape{1});
+  ExpectError(with_dims("[ 2 ]"), StatusCode::kInvalidArgument,
+              "dims [2] do not match the input's dims [1] nor its reshape.shape []");
 }
 
 TEST(RepositoryWarmupTest, ZeroRandomAndFileData) {
@@ -115,12 +178,6 @@ TEST(RepositoryWarmupTest, ZeroRandomAndFileData) {
   EXPECT_EQ(std::memcmp((*again)[0].inputs[0].tensor.data(), (*again2)[0].inputs[0].tensor.data(), 16), 0);
 }
 
-void ExpectError(const Result<std::vector<WarmupSample>>& r, StatusCode code, const std::string& expect) {
-  ASSERT_FALSE(r.ok()) << expect;
-  EXPECT_EQ(r.status().code(), code) << r.status().ToString();
-  EXPECT_THAT(r.status().message(), ::testing::StartsWith("models/m/config.pbtxt: "));
-  EXPECT_THAT(r.status().message(), HasSubstr(expect));
-}
 
 TEST(RepositoryWarmupTest, MismatchesAreNamed) {
   const std::string ids = R"pb(inputs { key: "ids" value { data_type: TYPE_INT64 dims: [ 3 ] zero_data: true } })pb";
@@ -153,10 +210,9 @@ TEST(RepositoryWarmupTest, DataFileErrors) {
   ExpectError(with_file("../config.pbtxt"), StatusCode::kInvalidArgument, "input_data_file '../config.pbtxt'");
 }
 
-TEST(RepositoryWarmupTest, StringInputsAreUnimplemented) {
-  auto r = BuildWarmupSamples(
-      testing::ParseOrFail("input [ { name: \"text\" data_type: TYPE_STRING dims: [ 1 ] } ]"), "/x", kSource);
-  ExpectError(r, StatusCode::kUnimplemented, "input 'text': default warm-up of TYPE_STRING");
+TEST(RepositoryWarmupTest, StringInputsCannotBeGenerated) {
+  auto r = Generate("input [ { name: \"text\" data_type: TYPE_STRING dims: [ 1 ] } ]", {});
+  ExpectError(r, StatusCode::kUnimplemented, "input 'text': hone cannot generate TYPE_STRING data");
 }
 
 }  // namespace

@@ -25,6 +25,10 @@ struct InferenceRequest {
   std::vector<std::string> requested_outputs;
   uint32_t priority = 0;    // 0: the model's default priority level; 1 is the highest
   uint64_t timeout_us = 0;  // 0: the model's default queue policy decides
+  // The most output bytes the front end can send back (gRPC's message limit, less room for the message's own
+  // fields); 0: no limit. A response over it fails with ResourceExhausted, counted and logged as a failure,
+  // instead of running into the transport's limit after the server counted it as a success.
+  uint64_t max_response_bytes = 0;
   std::shared_ptr<const void> keep_alive;  // owns the bytes the input tensors borrow; released after the callback
 };
 

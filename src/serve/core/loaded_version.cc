@@ -5,9 +5,11 @@
 #include "base/log.h"
 #include "runtime/session.h"
 #include "serve/config/config_complete.h"
+#include "serve/config/config_types.h"
 #include "serve/config/onnx_parameters.h"
 #include "serve/config/repository.h"
 #include "serve/config/warmup.h"
+#include "serve/core/batch_check.h"
 #include "serve/core/scheduler_config.h"
 
 namespace hone::serve {
@@ -19,32 +21,88 @@ double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Runs every warm-up sample `count` times on `session`. Samples carry config-side shapes; a config reshape
-// gives the model-side shape over the same bytes.
-Status WarmUp(const runtime::Session& session, const inference::ModelConfig& config,
-              const std::vector<WarmupSample>& samples) {
+// "'x' FP32 [1, 3], 'ids' INT64 [1]": what a warm-up sample gave the model, for its errors.
+std::string Describe(const std::vector<NamedTensor>& inputs) {
+  std::string out;
+  for (const NamedTensor& in : inputs)
+    out += fmt::format("{}'{}' {} {}", out.empty() ? "" : ", ", in.name, DataTypeName(in.tensor.type()),
+                       DimsToString(in.tensor.shape()));
+  return out;
+}
+
+// Runs `sample` `count` times on `session`. Samples carry request-side shapes; the config's reshapes give the
+// model's, exactly as for a request.
+Status RunSample(const runtime::Session& session, const IoReshape& reshape, const WarmupSample& sample) {
   const runtime::ModelMetadata& model = session.metadata();
-  for (const WarmupSample& sample : samples) {
-    std::vector<Tensor> ordered(model.inputs.size());
-    for (const NamedTensor& input : sample.inputs) {
-      int index = model.FindInput(input.name);
-      if (index < 0) continue;  // an optional config input the model lacks cannot happen after completion
-      Tensor tensor = input.tensor;
-      for (const auto& declared : config.input()) {
-        if (declared.name() != input.name || !declared.has_reshape()) continue;
-        Shape shape;
-        if (config.max_batch_size() > 0) shape.push_back(sample.batch_size);
-        shape.insert(shape.end(), declared.reshape().shape().begin(), declared.reshape().shape().end());
-        HONE_ASSIGN_OR_RETURN(tensor, Tensor::Borrow(tensor.type(), shape, tensor.mutable_data(), tensor.byte_size()));
-      }
-      ordered[static_cast<size_t>(index)] = std::move(tensor);
-    }
-    for (uint32_t i = 0; i < std::max<uint32_t>(sample.count, 1); ++i) {
-      Result<std::vector<Tensor>> outputs = session.Run(ordered);
-      if (!outputs.ok()) return outputs.status().WithContext(fmt::format("warm-up sample '{}'", sample.name));
-    }
+  InferenceRequest request;
+  request.inputs = sample.inputs;
+  const std::string what = fmt::format("warm-up sample '{}' (inputs {})", sample.name, Describe(sample.inputs));
+  HONE_RETURN_IF_ERROR(reshape.Inputs(request).WithContext(what));
+  std::vector<Tensor> ordered(model.inputs.size());
+  for (NamedTensor& input : request.inputs) {
+    int index = model.FindInput(input.name);
+    if (index < 0) continue;  // an optional config input the model lacks cannot happen after completion
+    ordered[static_cast<size_t>(index)] = std::move(input.tensor);
+  }
+  for (uint32_t i = 0; i < std::max<uint32_t>(sample.count, 1); ++i) {
+    Result<std::vector<Tensor>> outputs = session.Run(ordered);
+    if (!outputs.ok()) return outputs.status().WithContext(what);
   }
   return Status::Ok();
+}
+
+// hone's own warm-up on `sessions`: the first candidate that runs on the first instance, then on the others. Never
+// fails: a model that takes none of the candidates loads unwarmed, and the log says why. Whether one ran.
+bool DefaultWarmUp(const std::vector<std::unique_ptr<runtime::Session>>& sessions,
+                   const inference::ModelConfig& config, const IoReshape& reshape, const ConfigSource& source,
+                   const std::string& label) {
+  std::string tried, last_error;
+  for (const GeneratedSampleSpec& spec : DefaultWarmupCandidates()) {
+    Result<WarmupSample> sample = GenerateSample(config, spec, "default (" + spec.ToString() + ")", source);
+    if (!sample.ok()) {
+      LogWarning("{}: skipping hone's default warm-up: {} (give model_warmup in config.pbtxt to warm it up)",
+                 label, sample.status().message());
+      return false;
+    }
+    Status s = RunSample(*sessions.front(), reshape, *sample);
+    if (!s.ok()) {
+      tried += fmt::format("{}{}", tried.empty() ? "" : "; ", spec.ToString());
+      last_error = s.message();
+      continue;
+    }
+    if (!tried.empty())
+      LogInfo("{}: default warm-up: {} ran after {} failed ({})", label, sample->name, tried, last_error);
+    for (size_t i = 1; i < sessions.size(); ++i) {
+      if (Status other = RunSample(*sessions[i], reshape, *sample); !other.ok())
+        LogWarning("{}: instance {} skipped the default warm-up: {}", label, i, other.message());
+    }
+    return true;
+  }
+  LogWarning("{}: skipping hone's default warm-up: the model ran none of the inputs hone generated (tried {}; the "
+             "last: {}); the model loads, its first requests may be slower; give model_warmup in config.pbtxt, or "
+             "--default-warmup=false not to try",
+             label, tried, last_error);
+  return false;
+}
+
+// Checks batching that hone inferred (the config set no max_batch_size) and, when the check fails, completes the
+// config again without batching. `request` is what the config was completed from.
+Status CheckClaimedBatching(const runtime::Session& session, const LoadVersionRequest& request,
+                            const CompletionOptions& completion, const std::string& label,
+                            inference::ModelConfig* config) {
+  // A max_batch_size the config sets is the user's choice: checking it would cost three runs of a model that may
+  // take seconds per run, at every load, to say what the user decided already.
+  if (config->max_batch_size() <= 0 || request.config.max_batch_size() != 0) return Status::Ok();
+  Result<BatchCheck> check = CheckBatching(session, *config, request.source);
+  BatchCheck verdict = check.ok() ? *check : BatchCheck{false, "could not be checked: " + check.status().message()};
+  if (verdict.safe) return Status::Ok();
+  LogWarning("{}: not batching (max_batch_size 0): {}; set max_batch_size in config.pbtxt to batch anyway", label,
+             verdict.why);
+  *config = request.config;
+  CompletionOptions no_batching = completion;
+  no_batching.default_max_batch_size = 0;
+  ApplyConfigDefaults(request.source, no_batching, config);
+  return CompleteFromModel(session.metadata(), no_batching, request.source, config);
 }
 
 }  // namespace
@@ -74,14 +132,24 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
     sessions.push_back(std::move(session));
   }
   HONE_RETURN_IF_ERROR(CompleteFromModel(sessions.front()->metadata(), completion, request.source, &config));
+  const std::string label = fmt::format("model '{}' version {}", loaded->name, request.version);
+  HONE_RETURN_IF_ERROR(CheckClaimedBatching(*sessions.front(), request, completion, label, &config));
   loaded->metadata = sessions.front()->metadata();
+  loaded->reshape = std::make_shared<const IoReshape>(config);
   double open_ms = MillisSince(start);
 
   // Not ready until every instance has run the warm-up: the first requests after load are the slow ones.
   Clock::time_point warm_start = Clock::now();
   HONE_ASSIGN_OR_RETURN(std::vector<WarmupSample> samples,
                         BuildWarmupSamples(config, request.model_dir, request.source));
-  for (const auto& session : sessions) HONE_RETURN_IF_ERROR(WarmUp(*session, config, samples));
+  for (const auto& session : sessions)
+    for (const WarmupSample& sample : samples) HONE_RETURN_IF_ERROR(RunSample(*session, *loaded->reshape, sample));
+  std::string warmed = std::to_string(samples.size()) + " model_warmup sample(s)";
+  if (samples.empty()) {
+    const bool ran =
+        request.default_warmup && DefaultWarmUp(sessions, config, *loaded->reshape, request.source, label);
+    warmed = ran ? "hone's default sample" : "no warm-up";
+  }
   double warm_ms = MillisSince(warm_start);
 
   loaded->stats = std::make_unique<ModelStats>(loaded->name, request.version, config.max_batch_size(),
@@ -89,7 +157,7 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
   HONE_ASSIGN_OR_RETURN(loaded->scheduler, Scheduler::Create(SchedulerOptionsFromConfig(config, request.version),
                                                              std::move(sessions), loaded->stats.get()));
   LogInfo("model '{}' version {}: {} instance(s) x {} intra-op thread(s) ({} core(s) shared), max_batch_size {}, "
-          "{}; opened in {:.1f} ms, warmed up ({} sample(s)) in {:.1f} ms",
+          "{}; opened in {:.1f} ms, warmed up ({}) in {:.1f} ms",
           loaded->name, request.version, instances, session_options.intra_op_threads, request.cores,
           config.max_batch_size(),
           config.has_dynamic_batching()
@@ -97,7 +165,7 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
                             config.dynamic_batching().max_queue_delay_microseconds(),
                             fmt::join(config.dynamic_batching().preferred_batch_size(), ", "))
               : std::string("no dynamic batching"),
-          open_ms, samples.size(), warm_ms);
+          open_ms, warmed, warm_ms);
   return loaded;
 }
 

@@ -10,6 +10,7 @@
 #include "runtime/model_metadata.h"
 #include "serve/config/config_validate.h"
 #include "serve/config/model_config.pb.h"
+#include "serve/core/io_reshape.h"
 #include "serve/core/model_stats.h"
 #include "serve/core/scheduler.h"
 
@@ -22,6 +23,8 @@ struct LoadedVersion {
   int64_t version = 0;
   inference::ModelConfig config;  // completed
   runtime::ModelMetadata metadata;
+  // The config's reshapes, for requests and responses (shared by response callbacks; see io_reshape.h).
+  std::shared_ptr<const IoReshape> reshape;
   // Declared before the scheduler so it outlives it: the scheduler records into it until it has stopped.
   std::unique_ptr<ModelStats> stats;
   std::unique_ptr<Scheduler> scheduler;
@@ -41,11 +44,18 @@ struct LoadVersionRequest {
   int64_t version = 0;
   int cores = 1;                      // cores this model's instances share when the config sets no threads
   MetricsRegistry* metrics = nullptr; // may be null
+  // Without model_warmup: whether hone tries warm-up inputs of its own (DefaultWarmupCandidates).
+  bool default_warmup = true;
 };
 
-// Opens one ONNX Runtime session per instance, completes the config from the model's metadata, runs the
-// model_warmup samples (or one default request) on every instance, then starts the scheduler. An error names the
-// model, the version and what failed.
+// Opens one ONNX Runtime session per instance, completes the config from the model's metadata, checks batching
+// that hone inferred (batch_check.h: a model that fails it gets max_batch_size 0, with a log line saying why; a
+// max_batch_size the config sets is the user's and is not checked), runs the warm-up on every instance,
+// then starts the scheduler. An error names the model, the version and what failed.
+//
+// Warm-up: the config's model_warmup samples must all run (an error names the sample and its inputs). Without
+// them, hone's own samples are tried in order until one runs; if none does (or an input is TYPE_STRING), the
+// warm-up is skipped with a warning: a warm-up hone invented never stops a valid model from loading.
 Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& request);
 
 }  // namespace hone::serve

@@ -61,8 +61,8 @@ struct ModelManager::Slot {
   std::string attempted_fingerprint;  // of the files the last load attempt read (poll mode reloads on change)
 };
 
-ModelManager::ModelManager(std::string repository, int cores, MetricsRegistry* metrics)
-    : repository_(std::move(repository)), cores_(cores), metrics_(metrics) {}
+ModelManager::ModelManager(std::string repository, int cores, MetricsRegistry* metrics, bool default_warmup)
+    : repository_(std::move(repository)), cores_(cores), metrics_(metrics), default_warmup_(default_warmup) {}
 
 ModelManager::~ModelManager() { UnloadAll(std::chrono::steady_clock::now() + kReplaceGrace); }
 
@@ -135,6 +135,7 @@ Status ModelManager::Load(const std::string& name) {
     request.version = version;
     request.cores = cores_;
     request.metrics = metrics_;
+    request.default_warmup = default_warmup_;
     Result<std::shared_ptr<LoadedVersion>> version_loaded = LoadVersion(request);
     if (version_loaded.ok()) {
       loaded[version] = std::move(*version_loaded);

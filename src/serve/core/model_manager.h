@@ -24,8 +24,9 @@ class MetricsRegistry;
 
 class ModelManager {
  public:
-  // `cores`: what the instances of one model share when its config sets no thread counts.
-  ModelManager(std::string repository, int cores, MetricsRegistry* metrics);
+  // `cores`: what the instances of one model share when its config sets no thread counts. `default_warmup`:
+  // whether a model without model_warmup gets hone's own warm-up (LoadVersionRequest::default_warmup).
+  ModelManager(std::string repository, int cores, MetricsRegistry* metrics, bool default_warmup = true);
   ~ModelManager();  // unloads everything, waiting for in-flight requests
 
   // Models present in the repository now (directory names), sorted.
@@ -60,6 +61,7 @@ class ModelManager {
   const std::string repository_;
   const int cores_;
   MetricsRegistry* const metrics_;
+  const bool default_warmup_;
   mutable std::shared_mutex mu_;  // guards slots_ (the map, not the slots' contents)
   std::map<std::string, std::shared_ptr<Slot>> slots_;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/log.h"
 #include "serve/core/scheduler_validate.h"
 
 namespace hone::serve {
@@ -246,9 +247,32 @@ void SchedulerImpl::Finish(PendingList& finished) {
   free_.splice(free_.end(), delivered);
 }
 
+namespace {
+
+// ResourceExhausted when `response` has more output bytes than the front end can send (see inference.h).
+Status CheckResponseSize(const InferenceResponse& response, uint64_t limit) {
+  if (limit == 0) return Status::Ok();
+  uint64_t bytes = 0;
+  for (const NamedTensor& out : response.outputs) bytes += out.tensor.byte_size();
+  if (bytes <= limit) return Status::Ok();
+  return Status::ResourceExhausted(fmt::format(
+      "the response's outputs hold {} bytes ({:.1f} MiB), more than the {} bytes ({:.1f} MiB) this front end may "
+      "send (raise hone serve --grpc-max-message-bytes, or use HTTP)",
+      bytes, static_cast<double>(bytes) / (1 << 20), limit, static_cast<double>(limit) / (1 << 20)));
+}
+
+}  // namespace
+
 void SchedulerImpl::DeliverOne(PendingRequest& p) {
   const Clock::time_point now = Clock::now();
   Result<InferenceResponse>& result = *p.result;
+  if (result.ok()) {
+    if (Status too_big = CheckResponseSize(*result, p.request.max_response_bytes); !too_big.ok()) {
+      too_big = too_big.WithContext(label_);
+      LogWarning("request '{}' failed: {}", p.request.id, too_big.message());
+      result = std::move(too_big);
+    }
+  }
   if (stats_) {
     if (result.ok())
       stats_->RecordSuccess(Ns(now - p.arrival), Ns(p.dequeue - p.arrival), Ns(p.input_done - p.compute_start),

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,9 +30,14 @@ inline std::string Key(const char* prefix, int i) {
   return key;
 }
 
+// A test model: fashion_mnist (the bundled one), one of serve's own (src/serve/core/testdata, each with a property
+// a server must handle: see make_models.py there), or one of runtime's.
 inline std::string ModelPath(const std::string& name) {
   std::string path = HONE_SOURCE_DIR;  // appended, not concatenated: see Key
   if (name == "fashion_mnist") return path.append("/models/fashion_mnist/model.onnx");
+  std::string serve = path;
+  serve.append("/src/serve/core/testdata/").append(name).append(".onnx");
+  if (std::filesystem::exists(serve)) return serve;
   return path.append("/src/runtime/testdata/").append(name).append(".onnx");
 }
 

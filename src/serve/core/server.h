@@ -38,6 +38,9 @@ struct ServerOptions {
   bool repository_api = true;
   // Cores split among a model's instances when its config does not set thread counts; 0: the machine's.
   int cores = 0;
+  // A model whose config has no model_warmup gets hone's own warm-up (inputs it generates; skipped with a warning
+  // when the model takes none of them). false: such models load without any warm-up.
+  bool default_warmup = true;
 };
 
 struct TensorMetadata {
@@ -94,7 +97,15 @@ class Server {
   // Unloads every version; in-flight and queued requests finish first. Blocks until unloaded.
   virtual Status UnloadModel(const std::string& name) = 0;
 
+  // Runs `request` on its model version; `done` runs exactly once. An input whose config has a reshape takes the
+  // config's dims (what ModelMetadata advertises) or the model's own shape; an output with one comes back in its
+  // dims (serve/config/reshape.h).
   virtual void Infer(InferenceRequest request, ResponseCallback done) = 0;
+  // A response Infer delivered (and counted as a success) that the front end then could not send (it could not
+  // be encoded, or the connection failed while writing it): counts it as a failure of that model version too (the
+  // statistics' fail count and nv_inference_request_failure), so that monitoring sees what the client saw. An
+  // unknown model or version is ignored (it may have been unloaded since).
+  virtual void RecordUndelivered(const std::string& name, int64_t version) = 0;
 
   // Prometheus text exposition format (version 0.0.4).
   virtual std::string MetricsText() const = 0;

@@ -41,7 +41,7 @@ class ServerImpl final : public Server {
   explicit ServerImpl(const ServerOptions& options)
       : options_(options),
         metrics_(std::make_unique<MetricsRegistry>()),
-        manager_(options.model_repository, Cores(options), metrics_.get()) {}
+        manager_(options.model_repository, Cores(options), metrics_.get(), options.default_warmup) {}
 
   ~ServerImpl() override { Shutdown(std::chrono::steady_clock::now() + kUnloadGrace); }
 
@@ -153,7 +153,25 @@ class ServerImpl final : public Server {
       done(loaded.status());
       return;
     }
-    (*loaded)->scheduler->Enqueue(std::move(request), std::move(done));
+    const LoadedVersion& version = **loaded;
+    if (version.reshape && !version.reshape->empty()) {
+      // Client shapes to the model's on the way in, back on the way out (serve/config/reshape.h).
+      if (Status s = version.reshape->Inputs(request); !s.ok()) {
+        version.stats->RecordFailure(0);
+        done(s.WithContext(fmt::format("model '{}' version {}", version.name, version.version)));
+        return;
+      }
+      done = [reshape = version.reshape, done = std::move(done)](Result<InferenceResponse> result) {
+        if (result.ok()) reshape->Outputs(*result);
+        done(std::move(result));
+      };
+    }
+    version.scheduler->Enqueue(std::move(request), std::move(done));
+  }
+
+  void RecordUndelivered(const std::string& name, int64_t version) override {
+    for (const auto& loaded : manager_.Loaded(name))
+      if (loaded->version == version) loaded->stats->RecordFailure(0);
   }
 
   std::string MetricsText() const override { return metrics_->Text(); }

@@ -61,6 +61,7 @@ class FakeServer final : public Server {
   std::atomic<bool> ready{true};
   std::atomic<int> loads{0};
   std::atomic<int> unloads{0};
+  std::atomic<int> undelivered{0};  // RecordUndelivered calls
 
   const ServerOptions& options() const override { return options_; }
   bool IsLive() const override { return true; }
@@ -112,6 +113,8 @@ class FakeServer final : public Server {
     if (name != "echo") return Status::NotFound("model '" + name + "': not loaded");
     return Status::Ok();
   }
+
+  void RecordUndelivered(const std::string&, int64_t) override { ++undelivered; }
 
   void Infer(InferenceRequest request, ResponseCallback done) override {
     if (Status s = Validate(request); !s.ok()) return done(s);  // early errors inline, as a scheduler does

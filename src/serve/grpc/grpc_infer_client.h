@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -27,7 +28,8 @@ namespace hone::serve {
 struct GrpcClientOptions {
   std::chrono::milliseconds connect_timeout{5000};  // Connect fails (Unavailable) if not connected by then
   std::chrono::milliseconds call_timeout{0};        // per call; 0: none (the server's own timeouts apply)
-  int max_message_bytes = 64 << 20;                 // largest response accepted
+  // Largest request sent and response accepted: 2 GiB - 1, gRPC's most and what Triton's clients use.
+  int max_message_bytes = std::numeric_limits<int32_t>::max();
 };
 
 class GrpcInferClient {

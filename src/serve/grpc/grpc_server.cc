@@ -39,7 +39,8 @@ Status GrpcServerOptions::Validate() const {
 Result<std::unique_ptr<GrpcServer>> GrpcServer::Start(Server& server, const GrpcServerOptions& options) {
   HONE_RETURN_IF_ERROR(options.Validate());
   auto impl = std::make_unique<Impl>();
-  impl->service = std::make_unique<InferenceService>(server, options.repository_api, impl->repository_work);
+  impl->service = std::make_unique<InferenceService>(server, options.repository_api, impl->repository_work,
+                                                     options.max_message_bytes);
 
   ::grpc::ServerBuilder builder;
   const std::string listen = HostPort(options.host, options.port);

@@ -13,6 +13,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -25,9 +27,10 @@ struct GrpcServerOptions {
   // Affect behaviour.
   std::string host = "127.0.0.1";  // loopback unless the operator says otherwise; "0.0.0.0" / "::" for all
   int port = 8001;                 // Triton's gRPC port; 0 picks a free one (see GrpcServer::port())
-  // Largest request and response message, in bytes. Bigger requests are refused with RESOURCE_EXHAUSTED before
-  // they are read into memory; raise it for large tensors (Triton allows up to 2 GiB).
-  int max_message_bytes = 64 << 20;
+  // Largest request and response message, in bytes; Triton's (and gRPC's most): 2 GiB - 1. Bigger requests are
+  // refused with RESOURCE_EXHAUSTED before they are read into memory; a bigger response fails with
+  // RESOURCE_EXHAUSTED, is logged, and counts as a failure of its model (inference_service.h).
+  int max_message_bytes = std::numeric_limits<int32_t>::max();
   // Whether RepositoryIndex, RepositoryModelLoad and RepositoryModelUnload may be called (also requires
   // ServerOptions::repository_api); when off they answer PERMISSION_DENIED.
   bool repository_api = true;

@@ -1,7 +1,10 @@
 #include "serve/grpc/inference_service.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
+
+#include "base/log.h"
 
 #include "serve/grpc/grpc_status.h"
 #include "serve/grpc/infer_codec.h"
@@ -40,8 +43,12 @@ Status CheckLoadParameters(const inference::RepositoryModelLoadRequest& request)
 
 }  // namespace
 
-InferenceService::InferenceService(Server& server, bool repository_api, SerialExecutor& repository_work)
-    : server_(server), repository_api_(repository_api), repository_work_(repository_work) {
+InferenceService::InferenceService(Server& server, bool repository_api, SerialExecutor& repository_work,
+                                   int64_t max_message_bytes)
+    : server_(server),
+      repository_api_(repository_api),
+      max_message_bytes_(max_message_bytes),
+      repository_work_(repository_work) {
   SetMessageAllocatorFor_ModelInfer(&allocator_);
 }
 
@@ -95,16 +102,34 @@ Reactor* InferenceService::ModelInfer(Context* context, const inference::ModelIn
   Result<InferenceRequest> converted = ToInferenceRequest(*request, messages);
   if (!converted.ok()) return Finish(context, converted.status());
 
+  // Room for the response's own fields (names, shapes, the echoed id) beside the output bytes; the exact size is
+  // checked again once the response is encoded.
+  const int64_t reserve =
+      std::min<int64_t>(64 << 10, max_message_bytes_ / 16) + static_cast<int64_t>(request->id().size());
+  converted->max_response_bytes = static_cast<uint64_t>(std::max<int64_t>(max_message_bytes_ - reserve, 1));
+
   Reactor* reactor = context->DefaultReactor();
   in_flight_->Begin();
   // Runs once, on whichever thread the server completes the request on (or inline here for an early error). It
-  // touches only the call (reactor, response, alive until Finish completes) and the shared in-flight count.
-  server_.Infer(std::move(converted).value(),
-                [reactor, response, in_flight = in_flight_](Result<InferenceResponse> result) {
-                  Status status = result.ok() ? ToModelInferResponse(*result, response) : result.status();
-                  reactor->Finish(ToGrpcStatus(status));
-                  in_flight->End();
-                });
+  // touches only the call (reactor, response, alive until Finish completes), the server facade (which outlives
+  // the front end) and the shared in-flight count.
+  server_.Infer(std::move(converted).value(), [this, reactor, response, in_flight = in_flight_](
+                                                  Result<InferenceResponse> result) {
+    Status status = result.ok() ? ToModelInferResponse(*result, response) : result.status();
+    if (status.ok() && response->ByteSizeLong() > static_cast<size_t>(max_message_bytes_)) {
+      status = Status::ResourceExhausted(fmt::format(
+          "model '{}' version {}: the response message is {} bytes, more than the {} bytes gRPC may send (raise "
+          "hone serve --grpc-max-message-bytes)",
+          result->model_name, result->model_version, response->ByteSizeLong(), max_message_bytes_));
+    }
+    if (!status.ok() && result.ok()) {
+      LogWarning("gRPC ModelInfer '{}': response not sent: {}", result->id, status.message());
+      server_.RecordUndelivered(result->model_name, result->model_version);
+      response->Clear();
+    }
+    reactor->Finish(ToGrpcStatus(status));
+    in_flight->End();
+  });
   return reactor;
 }
 

@@ -10,7 +10,9 @@
 // Model load and unload do block, so they run on a SerialExecutor of their own, off gRPC's threads.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string_view>
 
@@ -24,8 +26,12 @@ namespace hone::serve::grpc_front {
 class InferenceService final : public inference::GRPCInferenceService::CallbackService {
  public:
   // `server` and `repository_work` outlive the service. `repository_api`: whether RepositoryIndex, Load and Unload
-  // are allowed (else PERMISSION_DENIED).
-  InferenceService(Server& server, bool repository_api, SerialExecutor& repository_work);
+  // are allowed (else PERMISSION_DENIED). `max_message_bytes`: the server's send limit; ModelInfer asks the
+  // server for responses that fit (InferenceRequest::max_response_bytes), and one that still does not is failed
+  // with RESOURCE_EXHAUSTED, logged and counted (Server::RecordUndelivered) rather than left to gRPC, which would
+  // fail it without a word while the server counted a success.
+  InferenceService(Server& server, bool repository_api, SerialExecutor& repository_work,
+                   int64_t max_message_bytes = std::numeric_limits<int32_t>::max());
 
   // ModelInfer calls whose server callback has not run yet.
   const std::shared_ptr<InFlightCalls>& in_flight() const { return in_flight_; }
@@ -64,6 +70,7 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
 
   Server& server_;
   const bool repository_api_;
+  const int64_t max_message_bytes_;
   SerialExecutor& repository_work_;
   InferCallAllocator allocator_;
   std::shared_ptr<InFlightCalls> in_flight_ = std::make_shared<InFlightCalls>();

@@ -123,7 +123,10 @@ void HttpConnection::Fail(int status, std::string_view message) {
 }
 
 void HttpConnection::Send(HttpReply reply, bool close_after) {
-  if (closed_) return;
+  if (closed_) {
+    if (reply.on_send_failure) reply.on_send_failure("the connection closed before the response was ready");
+    return;
+  }
   close_after = close_after || close_after_reply_;
   const int status = reply.status;
   auto res = std::make_shared<bhttp::response<ReplyBody>>(static_cast<bhttp::status>(status), 11, std::move(reply));
@@ -140,6 +143,7 @@ void HttpConnection::Send(HttpReply reply, bool close_after) {
 }
 
 void HttpConnection::OnWrite(beast::error_code ec, bool close_after) {
+  if (ec && response_ && response_->body().on_send_failure) response_->body().on_send_failure(ec.message());
   response_.reset();
   if (!ec && linger_) return Linger();
   if (ec || close_after || close_after_reply_) return Shutdown();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -22,6 +23,9 @@ struct HttpReply {
   std::vector<std::span<const std::byte>> tail;
   std::shared_ptr<const void> keep_alive;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+  // Called (on the connection's thread) when this reply could not be written: the connection failed or was
+  // already closed. An inference reply counts and logs itself as a failure there; others need nothing.
+  std::function<void(std::string_view why)> on_send_failure;
 
   static HttpReply Json(int status, std::string body);
   // {"error": message} with `status`.

@@ -162,6 +162,15 @@ TEST_F(HttpServerTest, InferErrorsMapToStatuses) {
   EXPECT_EQ(r.header("accept-encoding"), "gzip, deflate");
 }
 
+TEST_F(HttpServerTest, AResponseThatCannotBeSentIsCountedAsAFailure) {
+  EXPECT_EQ(Fetch(port_, "POST", "/v2/models/echo/infer", kEchoJson).status, 200);
+  EXPECT_TRUE(server_.Undelivered().empty());
+  RawReply r = Fetch(port_, "POST", "/v2/models/unsendable/infer", kEchoJson);
+  EXPECT_EQ(r.status, 500);
+  EXPECT_THAT(r.body, HasSubstr("output 'y': cannot serialize"));
+  EXPECT_THAT(server_.Undelivered(), ::testing::ElementsAre("unsendable:1"));
+}
+
 TEST_F(HttpServerTest, KeepAliveServesManyRequestsOnOneConnection) {
   RawConnection c(port_);
   for (int i = 0; i < 5; ++i) {

@@ -1,5 +1,7 @@
 // ApiHandler::HandleInfer: the POST .../infer path, from received body to serialized reply.
 #include "serve/http/api_handler.h"
+
+#include "base/log.h"
 #include "serve/http/beast_body.h"
 #include "serve/http/content_coding.h"
 #include "serve/http/infer_request_codec.h"
@@ -73,9 +75,24 @@ void ApiHandler::HandleInfer(const Route& route, ApiRequest request, ReplyCallba
   ReplyCallback done = std::move(reply);
   if (!Track(done)) return done(HttpReply::Error(503, "the server is shutting down"));
   server_.Infer(std::move(decoded->request),
-                [format = std::move(decoded->format), coding = ResponseCoding(request.accept_encoding),
-                 done = std::move(done)](Result<InferenceResponse> result) {
-                  done(InferReply(std::move(result), format, coding));
+                [&server = server_, format = std::move(decoded->format),
+                 coding = ResponseCoding(request.accept_encoding), done = std::move(done)](
+                    Result<InferenceResponse> result) {
+                  if (!result.ok()) return done(InferReply(std::move(result), format, coding));
+                  // The server counted a success; if the client does not get it, count and log a failure too.
+                  auto undelivered = [&server, model = result->model_name, version = result->model_version,
+                                      id = result->id](std::string_view why) {
+                    LogWarning("HTTP infer '{}' for model '{}' version {}: response not sent: {}", id, model,
+                               version, why);
+                    server.RecordUndelivered(model, version);
+                  };
+                  HttpReply reply = InferReply(std::move(result), format, coding);
+                  if (reply.status != 200) {
+                    undelivered(reply.body);
+                  } else {
+                    reply.on_send_failure = std::move(undelivered);
+                  }
+                  done(std::move(reply));
                 });
 }
 

@@ -3,7 +3,8 @@
 // is the real one.
 //   "echo"   returns each input as an output of the same name (a copy), in requested_outputs order when given;
 //   "block"  holds every request until Release() (to show that other endpoints do not wait behind it);
-//   "fail"   fails every request with `fail_status`.
+//   "fail"   fails every request with `fail_status`;
+//   "unsendable" succeeds with an output no front end can encode (an empty tensor), as a server bug would.
 #pragma once
 
 #include <atomic>
@@ -108,6 +109,13 @@ class TestServer : public Server {
   void Infer(InferenceRequest request, ResponseCallback done) override {
     if (Status s = Known(request.model_name, request.model_version); !s.ok()) return done(s);
     if (request.model_name == "fail") return done(fail_status);
+    if (request.model_name == "unsendable") {
+      InferenceResponse response;
+      response.model_name = request.model_name;
+      response.model_version = 1;
+      response.outputs.push_back({"y", Tensor()});
+      return done(std::move(response));
+    }
     if (request.model_name == "block") {
       std::lock_guard<std::mutex> lock(mu_);
       blocked_.emplace_back(std::move(request), std::move(done));
@@ -115,6 +123,17 @@ class TestServer : public Server {
       return;
     }
     done(Echo(request));
+  }
+
+  void RecordUndelivered(const std::string& name, int64_t version) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string entry = name;  // appended, not concatenated: GCC 12 warns falsely (-Wstringop-overflow) on + here
+    entry.append(":").append(std::to_string(version));
+    undelivered.push_back(std::move(entry));
+  }
+  std::vector<std::string> Undelivered() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return undelivered;
   }
 
   std::string MetricsText() const override { return "# TYPE nv_inference_count counter\nnv_inference_count 12\n"; }
@@ -146,7 +165,7 @@ class TestServer : public Server {
 
  private:
   static Status Known(const std::string& name, int64_t version) {
-    if (name != "echo" && name != "block" && name != "fail" && name != "loading")
+    if (name != "echo" && name != "block" && name != "fail" && name != "loading" && name != "unsendable")
       return Status::NotFound("unknown model '" + name + "'");
     if (version > 1) return Status::NotFound("model '" + name + "' has no version " + std::to_string(version));
     return Status::Ok();
@@ -178,6 +197,7 @@ class TestServer : public Server {
   std::condition_variable changed_;
   std::vector<std::pair<InferenceRequest, ResponseCallback>> blocked_;
   std::vector<std::string> calls_;
+  std::vector<std::string> undelivered;  // "name:version" per RecordUndelivered, guarded by mu_
   InferenceRequest last_;
 };
 
