@@ -15,18 +15,21 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Stacks one output's batches: keeps the per-sample dims of the first batch and copies rows in.
+// Stacks one output's batches: keeps the per-sample dims of the first batch and copies rows in. For a model
+// without a shared batch dimension (whole tensors, one sample per run), each output tensor is one sample, scalars
+// included, stacked along a new first axis.
 class Stacker {
  public:
-  Stacker(std::string name, int64_t samples) : name_(std::move(name)), samples_(samples) {}
+  Stacker(std::string name, int64_t samples, bool whole)
+      : name_(std::move(name)), samples_(samples), whole_(whole) {}
 
   Status Add(const Tensor& t, int64_t batch, int64_t keep) {
     const Shape& shape = t.shape();
-    if (shape.empty() || shape[0] != batch)
+    if (!whole_ && (shape.empty() || shape[0] != batch))
       return Status::InvalidArgument(fmt::format(
           "output '{}' has shape {} for a batch of {}: hone stacks outputs whose first dimension is the batch",
           name_, ShapeText(shape), batch));
-    Shape sample(shape.begin() + 1, shape.end());
+    Shape sample = whole_ ? shape : Shape(shape.begin() + 1, shape.end());
     if (stacked_.empty()) {
       Shape full = sample;
       full.insert(full.begin(), samples_);
@@ -50,6 +53,7 @@ class Stacker {
   std::string name_;
   int64_t samples_ = 0;
   int64_t rows_ = 0;
+  bool whole_ = false;
   Shape sample_;
   Tensor stacked_;
 };
@@ -78,7 +82,7 @@ Result<std::vector<NamedTensor>> RunOnAllSamples(const runtime::Session& session
   const int64_t batch = options.batch > 0 ? options.batch : inputs.pool.default_batch();
   HONE_RETURN_IF_ERROR(inputs.pool.CheckBatch(batch));
   std::vector<Stacker> stacks;
-  for (const runtime::IoSpec& out : model.outputs) stacks.emplace_back(out.name, samples);
+  for (const runtime::IoSpec& out : model.outputs) stacks.emplace_back(out.name, samples, !inputs.pool.batched());
   for (int64_t first = 0; first < samples; first += batch) {
     const int64_t keep = std::min(batch, samples - first);
     // The last batch is short when the model allows; otherwise it wraps round and the extra rows are dropped.

@@ -100,6 +100,16 @@ TEST_F(CheckCliTest, CompareScaledWeightsMatchByDefaultAndFailElementwise) {
   EXPECT_EQ(Hone({"compare", kModel, Path("scaled.onnx"), "--data", kData, "--batch", "100", "--atol", text}).exit_code, 0);
 }
 
+TEST_F(CheckCliTest, CompareRunsAModelWithoutASharedBatchDimension) {
+  // input [1, N], state [2, 1, 128] and a scalar 'sr': each run takes whole tensors, each output is one sample.
+  const std::string stateful = std::string(HONE_SOURCE_DIR) + "/src/runtime/testdata/stateful.onnx";
+  RunResult r = Hone({"compare", stateful, stateful, "--shape", "input:1x16", "--json", Path("stateful.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  auto j = Json(Path("stateful.json"));
+  ASSERT_EQ(j["outputs"].size(), 2u);
+  EXPECT_EQ(j["outputs"][0]["reference"]["shape"][0], 64);  // 64 generated samples, stacked on a new axis
+}
+
 TEST_F(CheckCliTest, CompareDefaultRuleFailsAScaleThatCosineCannotSee) {
   // Output weights times 1.5: logits scale almost uniformly, so cosine stays near 1, but the largest error is a
   // large share of the logits' range.
