@@ -98,6 +98,9 @@ void PrintSummary(const QuantizeFlags& f, const onnx::QuantizeSummary& s) {
   for (size_t i = 0; i < s.quantized.size() && i < 12; ++i) std::cout << (i ? ", " : ": ") << s.quantized[i];
   if (s.quantized.size() > 12) std::cout << ", ...";
   std::cout << "\n";
+  if (s.subgraph_nodes_quantized > 0)
+    std::cout << fmt::format("  {} of them inside If/Loop/Scan subgraphs\n", s.subgraph_nodes_quantized);
+  if (s.opset_upgrade.upgraded()) std::cout << "  " << s.opset_upgrade.Describe() << "\n";
   for (const auto& k : s.skipped) std::cout << "  kept float: " << k << "\n";
   if (!s.calibration.empty()) std::cout << "  calibration: " << s.calibration << "\n";
   for (const auto& w : s.warnings) std::cerr << "hone quantize: warning: " << w << "\n";

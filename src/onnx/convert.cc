@@ -9,10 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "onnx/convert_cpu_kernels.h"
 #include "onnx/convert_precision.h"
 #include "onnx/graph_io.h"
 #include "onnx/graph_rewrite.h"
 #include "onnx/onnx_pb.h"
+#include "onnx/opset_convert.h"
 #include "runtime/session.h"
 
 namespace hone::onnx {
@@ -38,7 +40,12 @@ Result<std::string> MissingKernel(const ::onnx::ModelProto& model) {
   std::smatch m;
   const std::string message = session.status().message();
   if (std::regex_search(message, m, kMissing)) return m[1].str();
-  return Status::Internal("the converted model does not load in ONNX Runtime: " + message);
+  // The scratch file's path means nothing to the user; the node names in the message are the model's own or derived
+  // from them ("<node>/cast_to_bf16").
+  std::string cleaned = message;
+  for (size_t at; (at = cleaned.find(path.string())) != std::string::npos;)
+    cleaned.replace(at, path.string().size(), "<converted model>");
+  return Status::Internal("the converted model does not load in ONNX Runtime: " + cleaned);
 }
 
 // The op types kept FP32 by choice: the user's list, or the defaults.
@@ -69,11 +76,18 @@ std::string DescribeConversion(const ConvertOptions& o, const ConvertSummary& s)
   for (const auto& op : BlockedOps(o)) blocked += (blocked.empty() ? "" : ",") + op;
   std::string no_kernel;
   for (const auto& op : s.no_kernel_ops) no_kernel += (no_kernel.empty() ? "" : ",") + op;
-  return fmt::format("to={} keep_io_types={} blocked={}{}", LowPrecisionName(o.to), o.keep_io_types ? "on" : "off",
-                     blocked, no_kernel.empty() ? "" : " no_cpu_kernel=" + no_kernel);
+  std::string upgraded;
+  if (s.opset_upgrade.upgraded())
+    upgraded = fmt::format(" opset={}->{}({})", s.opset_upgrade.from, s.opset_upgrade.to, s.opset_upgrade.reason);
+  return fmt::format("to={} keep_io_types={} blocked={}{}{}", LowPrecisionName(o.to), o.keep_io_types ? "on" : "off",
+                     blocked, no_kernel.empty() ? "" : " no_cpu_kernel=" + no_kernel, upgraded);
 }
 
 Result<ConvertSummary> ConvertModel(::onnx::ModelProto* model, const ConvertOptions& options) {
+  OpsetUpgrade upgrade;
+  if (options.to == LowPrecision::kBf16) {
+    HONE_ASSIGN_OR_RETURN(upgrade, UpgradeOpset(model, kBf16MinOpset, "BF16 type constraints"));
+  }
   RewriteScope scope;
   HONE_RETURN_IF_ERROR(BeginRewrite(model, &scope));
   const std::vector<std::string> chosen = BlockedOps(options);
@@ -86,6 +100,7 @@ Result<ConvertSummary> ConvertModel(::onnx::ModelProto* model, const ConvertOpti
     *model = prepared;
     ConvertSummary summary;
     summary.no_kernel_ops = no_kernel;
+    summary.opset_upgrade = upgrade;
     std::set<std::string> inserted;
     HONE_RETURN_IF_ERROR(ConvertPrecision(model, options, blocked, &summary, &inserted));
     summary.casts_folded = FoldCasts(model, inserted);

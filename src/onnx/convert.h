@@ -1,7 +1,9 @@
 // `hone convert` as a library call: a float model's weights and compute moved to FP16 or BF16, with inputs and
 // outputs kept FP32 by default, numerically sensitive ops kept FP32 behind Casts, and every op type that ONNX
-// Runtime's CPU provider has no kernel for in the target type kept FP32 too (found by loading the result and
-// asking), so that what is written always runs. The inserted Casts are folded where they can be.
+// Runtime's CPU provider has no kernel for in the target type kept FP32 too (for BF16 an allow-list,
+// convert_cpu_kernels.h; then, as a safety net, found by loading the result and asking), so that what is written
+// always runs. Nodes inside If/Loop/Scan bodies are converted too. The inserted Casts are named after the user's node
+// they serve ("<node>/cast_to_bf16") and folded where they can be.
 //
 //   ConvertOptions options;
 //   options.to = LowPrecision::kFp16;
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "onnx/opset_convert.h"
 
 namespace onnx {
 class ModelProto;
@@ -45,16 +48,21 @@ struct ConvertOptions {
 std::vector<std::string> DefaultBlockedOps();
 
 struct ConvertSummary {
-  int64_t converted_nodes = 0;               // nodes that compute in the target type
+  // Nodes that compute in the target type, subgraph nodes (If branches, Loop and Scan bodies) included; 0 exactly
+  // when the model's compute did not change (nothing FP32 to convert, everything blocked or without a kernel).
+  int64_t converted_nodes = 0;
   std::vector<std::string> kept_float;       // "softmax_3 (Softmax): blocked op type"
   std::vector<std::string> no_kernel_ops;    // op types kept FP32 because the CPU provider has no kernel for them
   int64_t casts_inserted = 0, casts_folded = 0;
   int64_t converted_initializers = 0;
+  OpsetUpgrade opset_upgrade;                // BF16: the ai.onnx opset raised to 13 first when it was older
 };
 
-// Converts `model` in place (checked by the ONNX checker; with check_kernels, also loaded in ONNX Runtime).
-// Unimplemented for models with control flow (If, Loop, Scan); InvalidArgument from shape inference for a graph
-// that contradicts itself. Weights must be inline.
+// Converts `model` in place (checked by the ONNX checker; with check_kernels, also loaded in ONNX Runtime), nodes
+// inside If, Loop and Scan bodies included (recursively; the bodies keep FP32 inputs and outputs). To BF16, a model
+// below opset 13 is upgraded first (UpgradeOpset's errors), and with check_kernels only the ops of CpuBf16Ops
+// (convert_cpu_kernels.h) are converted. InvalidArgument from shape inference for a graph that contradicts itself.
+// Weights must be inline.
 Result<ConvertSummary> ConvertModel(::onnx::ModelProto* model, const ConvertOptions& options);
 
 // Reads `input_path` (ReadModelProto's errors; external data loaded), converts, writes `output_path` and loads it
@@ -62,7 +70,8 @@ Result<ConvertSummary> ConvertModel(::onnx::ModelProto* model, const ConvertOpti
 Result<ConvertSummary> ConvertFile(const std::string& input_path, const std::string& output_path,
                                    const ConvertOptions& options);
 
-// "to=fp16 keep_io_types=on blocked=Softmax,..." as recorded in metadata_props["hone.convert"].
+// "to=bf16 keep_io_types=on blocked=Softmax,... opset=11->13(BF16 type constraints)" as recorded in
+// metadata_props["hone.convert"] (the opset part only when the model was upgraded).
 std::string DescribeConversion(const ConvertOptions& options, const ConvertSummary& summary);
 
 }  // namespace hone::onnx

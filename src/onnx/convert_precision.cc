@@ -4,6 +4,7 @@
 #include <map>
 #include <vector>
 
+#include "onnx/convert_cpu_kernels.h"
 #include "onnx/convert_schema.h"
 #include "onnx/graph_builder.h"
 #include "onnx/graph_index.h"
@@ -15,32 +16,48 @@ namespace {
 
 constexpr int32_t kFloat = ::onnx::TensorProto::FLOAT;
 
+// Converts one graph: the main graph, or a subgraph (If branch, Loop or Scan body) after the graph around it, whose
+// values' new types it inherits. A subgraph keeps its own inputs and outputs FP32, as If, Loop and Scan require
+// their bodies' interfaces to match the node's, which stays FP32.
 class PrecisionRewriter {
  public:
-  PrecisionRewriter(::onnx::ModelProto* model, const ConvertOptions& options, const std::set<std::string>& blocked,
-                    ConvertSummary* summary, std::set<std::string>* inserted)
-      : model_(model), options_(options), blocked_(blocked), summary_(summary), inserted_(inserted),
-        index_(model->graph()), builder_(model),
+  PrecisionRewriter(::onnx::ModelProto* model, ::onnx::GraphProto* graph, const GraphIndex* outer,
+                    std::map<std::string, int32_t> outer_types, std::string path, const ConvertOptions& options,
+                    const std::set<std::string>& blocked, ConvertSummary* summary, std::set<std::string>* inserted)
+      : model_(model), graph_(graph), path_(std::move(path)), options_(options), blocked_(blocked),
+        summary_(summary), inserted_(inserted), index_(*graph, outer), builder_(model, graph),
         low_(options.to == LowPrecision::kFp16 ? ::onnx::TensorProto::FLOAT16 : ::onnx::TensorProto::BFLOAT16),
-        suffix_(options.to == LowPrecision::kFp16 ? "_fp16" : "_bf16") {}
+        suffix_(options.to == LowPrecision::kFp16 ? "_fp16" : "_bf16"), type_(std::move(outer_types)) {}
 
   Status Run() {
-    if (index_.has_subgraphs())
-      return Status::Unimplemented("the model has control flow (If, Loop or Scan); convert does not rewrite "
-                                   "subgraphs yet");
-    const int nodes = model_->graph().node_size();
+    const int nodes = graph_->node_size();
     const int64_t opset = OpsetVersion(*model_, "");
     std::set<std::string> blocked_nodes(options_.block_nodes.begin(), options_.block_nodes.end());
-    for (int i = 0; i < nodes; ++i) Decide(model_->graph().node(i), opset, blocked_nodes);
+    for (int i = 0; i < nodes; ++i) Decide(graph_->node(i), opset, blocked_nodes);
     AssignValueTypes(nodes);
     KeepOutputTypes();
     for (int i = 0; i < nodes; ++i) RetypeInputs(i);
     RetypeValueInfo();
+    // The bodies see this graph's values with their new types; their own rewrites add Casts where they need FP32.
+    for (const Subgraph& sub : DirectSubgraphs(graph_, path_)) {
+      PrecisionRewriter inner(model_, sub.graph, &index_, type_, sub.path, options_, blocked_, summary_, inserted_);
+      HONE_RETURN_IF_ERROR(inner.Run());
+    }
     return Status::Ok();
   }
 
  private:
+  bool IsMain() const { return graph_ == model_->mutable_graph(); }
   bool IsFloat(const std::string& v) const { return !v.empty() && index_.ElemType(v) == kFloat; }
+  // "mm (MatMul)", or "mm (MatMul) in if_0/then_branch" for a subgraph node.
+  std::string Label(const ::onnx::NodeProto& node) const {
+    return node.name() + " (" + node.op_type() + ")" + (path_.empty() ? "" : " in " + path_);
+  }
+  static bool HasSubgraph(const ::onnx::NodeProto& node) {
+    for (const auto& attr : node.attribute())
+      if (attr.has_g() || attr.graphs_size() > 0) return true;
+    return false;
+  }
 
   // Whether the node computes in the low type; why not, for the report, when it touches float values.
   void Decide(const ::onnx::NodeProto& node, int64_t opset, const std::set<std::string>& blocked_nodes) {
@@ -56,6 +73,12 @@ class PrecisionRewriter {
       if (!slots.known || !slots.outputs[static_cast<size_t>(i)]) outputs_ok = false;
     }
     std::string why;
+    if (HasSubgraph(node)) {
+      // If, Loop and Scan pass their values through as they are; their bodies are converted node by node.
+      low_node_.push_back(false);
+      slots_.push_back(std::move(slots));
+      return;
+    }
     if (blocked_nodes.count(node.name()))
       why = "blocked node";
     else if (std::find(summary_->no_kernel_ops.begin(), summary_->no_kernel_ops.end(), node.op_type()) !=
@@ -63,6 +86,9 @@ class PrecisionRewriter {
       why = "no ONNX Runtime CPU kernel in the target type";
     else if (blocked_.count(node.op_type()))
       why = "blocked op type";
+    else if (options_.to == LowPrecision::kBf16 && options_.check_kernels && !CpuHasBf16Kernel(node.op_type(), opset))
+      why = "ONNX Runtime's CPU provider has no BF16 kernel for " + node.op_type() + " at opset " +
+            std::to_string(opset);
     else if (!slots.known)
       why = "no ai.onnx schema, or an attribute sets its output type";
     else if (unknown_output)
@@ -73,16 +99,17 @@ class PrecisionRewriter {
     low_node_.push_back(low);
     slots_.push_back(std::move(slots));
     if (low) ++summary_->converted_nodes;
-    if (touches_float && !low) summary_->kept_float.push_back(node.name() + " (" + node.op_type() + "): " + why);
+    if (touches_float && !low) summary_->kept_float.push_back(Label(node) + ": " + why);
   }
 
   void AssignValueTypes(int nodes) {
     for (int i = 0; i < nodes; ++i)
-      for (const auto& out : model_->graph().node(i).output())
+      for (const auto& out : graph_->node(i).output())
         if (IsFloat(out)) type_[out] = low_node_[static_cast<size_t>(i)] ? low_ : kFloat;
-    for (auto& in : *model_->mutable_graph()->mutable_input()) {
+    const bool keep = options_.keep_io_types || !IsMain();
+    for (auto& in : *graph_->mutable_input()) {
       if (!IsFloat(in.name()) || index_.Initializer(in.name())) continue;
-      type_[in.name()] = options_.keep_io_types ? kFloat : low_;
+      type_[in.name()] = keep ? kFloat : low_;
       in.mutable_type()->mutable_tensor_type()->set_elem_type(type_[in.name()]);
     }
   }
@@ -90,40 +117,52 @@ class PrecisionRewriter {
   // A graph output produced in the low type: the producer writes an inner value, a Cast restores FP32 under the
   // output's name, and readers inside the graph use the inner value (no round trip through FP32).
   void KeepOutputTypes() {
-    for (auto& out : *model_->mutable_graph()->mutable_output()) {
+    for (auto& out : *graph_->mutable_output()) {
       const std::string y = out.name();
       auto it = type_.find(y);
       if (it == type_.end() || it->second == kFloat) continue;
-      if (!options_.keep_io_types) {
+      if (!options_.keep_io_types && IsMain()) {
         out.mutable_type()->mutable_tensor_type()->set_elem_type(low_);
         continue;
       }
+      const int32_t low_type = it->second;
       int producer = index_.Producer(y);
-      if (producer < 0) continue;
+      if (producer < 0) {
+        // A body output that is a value of the enclosing graph, now low: the body outputs a Cast of it instead
+        // (a body's outputs match the node's by position, not by name).
+        std::string restored = builder_.Fresh(y + "_fp32");
+        AddCast(y, restored, kFloat, y);
+        out.set_name(restored);
+        type_[restored] = kFloat;
+        continue;
+      }
       std::string inner = builder_.Fresh(y + suffix_);
-      auto* node = model_->mutable_graph()->mutable_node(producer);
+      auto* node = graph_->mutable_node(producer);
+      const std::string producer_name = node->name();
       for (auto& o : *node->mutable_output())
         if (o == y) o = inner;
-      RenameInputs(model_->mutable_graph(), y, inner);
-      type_[inner] = it->second;
+      RenameInputs(graph_, y, inner);
+      type_[inner] = low_type;
       type_[y] = kFloat;
-      AddCast(inner, y, kFloat);
+      AddCast(inner, y, kFloat, producer_name);
     }
   }
 
-  void AddCast(const std::string& from, const std::string& to_value, int32_t to) {
-    auto* cast = builder_.AddNode("Cast", {from}, {to_value}, from + "_Cast");
+  // Names the Cast after the user's node it serves ("<node>/cast_to_bf16"), so that an error about it points back
+  // at the model.
+  void AddCast(const std::string& from, const std::string& to_value, int32_t to, const std::string& for_node) {
+    auto* cast = builder_.AddNode("Cast", {from}, {to_value}, for_node + (to == kFloat ? "/cast_to_fp32" : "/cast_to" + suffix_));
     SetIntAttr(cast, "to", to);
     inserted_->insert(cast->name());
     ++summary_->casts_inserted;
   }
 
-  std::string CastOf(const std::string& value, int32_t to) {
+  std::string CastOf(const std::string& value, int32_t to, const std::string& for_node) {
     auto key = std::make_pair(value, to);
     auto it = casts_.find(key);
     if (it != casts_.end()) return it->second;
     std::string out = builder_.Fresh(value + (to == kFloat ? "_fp32" : suffix_));
-    AddCast(value, out, to);
+    AddCast(value, out, to, for_node);
     return casts_.emplace(key, out).first->second;
   }
 
@@ -140,7 +179,7 @@ class PrecisionRewriter {
   }
 
   void RetypeInputs(int i) {
-    auto* node = model_->mutable_graph()->mutable_node(i);
+    auto* node = graph_->mutable_node(i);
     const bool low = low_node_[static_cast<size_t>(i)];
     const LowTypeSlots& slots = slots_[static_cast<size_t>(i)];
     for (int s = 0; s < node->input_size(); ++s) {
@@ -152,12 +191,12 @@ class PrecisionRewriter {
         continue;
       }
       auto it = type_.find(v);
-      if (it != type_.end() && it->second != need) node->set_input(s, CastOf(v, need));
+      if (it != type_.end() && it->second != need) node->set_input(s, CastOf(v, need, node->name()));
     }
   }
 
   void RetypeValueInfo() {
-    for (auto& info : *model_->mutable_graph()->mutable_value_info()) {
+    for (auto& info : *graph_->mutable_value_info()) {
       auto it = type_.find(info.name());
       if (it != type_.end() && info.type().has_tensor_type())
         info.mutable_type()->mutable_tensor_type()->set_elem_type(it->second);
@@ -165,6 +204,8 @@ class PrecisionRewriter {
   }
 
   ::onnx::ModelProto* model_;
+  ::onnx::GraphProto* graph_;
+  const std::string path_;  // "" for the main graph
   const ConvertOptions& options_;
   const std::set<std::string>& blocked_;
   ConvertSummary* summary_;
@@ -185,7 +226,9 @@ class PrecisionRewriter {
 Status ConvertPrecision(::onnx::ModelProto* model, const ConvertOptions& options,
                         const std::set<std::string>& blocked_ops, ConvertSummary* summary,
                         std::set<std::string>* inserted_casts) {
-  return PrecisionRewriter(model, options, blocked_ops, summary, inserted_casts).Run();
+  return PrecisionRewriter(model, model->mutable_graph(), nullptr, {}, "", options, blocked_ops, summary,
+                           inserted_casts)
+      .Run();
 }
 
 }  // namespace hone::onnx

@@ -151,17 +151,5 @@ TEST(ConvertTest, BlockedNodesStayFloat) {
   EXPECT_THAT(s->kept_float, Contains(HasSubstr("mm (MatMul): blocked node")));
 }
 
-TEST(ConvertTest, ControlFlowIsNotSupportedYet) {
-  ::onnx::ModelProto m = testing::MatMulModel();
-  auto* node = m.mutable_graph()->mutable_node(0);
-  auto* attr = node->add_attribute();  // any graph attribute marks control flow
-  attr->set_name("body");
-  attr->set_type(::onnx::AttributeProto::GRAPH);
-  attr->mutable_g()->set_name("body");
-  auto s = ConvertModel(&m, ConvertOptions{});
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.status().code(), StatusCode::kUnimplemented);
-}
-
 }  // namespace
 }  // namespace hone::onnx

@@ -4,9 +4,10 @@
 
 namespace hone::onnx {
 
-GraphBuilder::GraphBuilder(::onnx::ModelProto* model) : model_(model), names_(*model) {}
+GraphBuilder::GraphBuilder(::onnx::ModelProto* model, ::onnx::GraphProto* graph)
+    : model_(model), graph_(graph), names_(*model) {}
 
-::onnx::GraphProto* GraphBuilder::graph() { return model_->mutable_graph(); }
+::onnx::GraphProto* GraphBuilder::graph() { return graph_ ? graph_ : model_->mutable_graph(); }
 
 std::string GraphBuilder::AddInitializer(::onnx::TensorProto tensor) {
   std::string name = Fresh(tensor.name());

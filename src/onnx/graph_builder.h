@@ -19,8 +19,9 @@ namespace hone::onnx {
 
 class GraphBuilder {
  public:
-  // `model` must outlive the builder.
-  explicit GraphBuilder(::onnx::ModelProto* model);
+  // `model` must outlive the builder. Nodes and initializers go to the main graph, or to `graph` (a subgraph of
+  // `model`, which must outlive the builder too); names are fresh across the whole model either way.
+  explicit GraphBuilder(::onnx::ModelProto* model, ::onnx::GraphProto* graph = nullptr);
 
   ::onnx::ModelProto* model() { return model_; }
   ::onnx::GraphProto* graph();
@@ -36,6 +37,7 @@ class GraphBuilder {
 
  private:
   ::onnx::ModelProto* model_;
+  ::onnx::GraphProto* graph_;
   NameGenerator names_;
 };
 

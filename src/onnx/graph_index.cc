@@ -65,7 +65,7 @@ void RenameIn(::onnx::GraphProto* g, const std::string& from, const std::string&
 
 }  // namespace
 
-GraphIndex::GraphIndex(const ::onnx::GraphProto& graph) : graph_(&graph) {
+GraphIndex::GraphIndex(const ::onnx::GraphProto& graph, const GraphIndex* outer) : graph_(&graph), outer_(outer) {
   for (const auto& t : graph.initializer()) {
     initializers_[t.name()] = &t;
     elem_types_[t.name()] = t.data_type();
@@ -102,7 +102,8 @@ GraphIndex::GraphIndex(const ::onnx::GraphProto& graph) : graph_(&graph) {
 
 const ::onnx::TensorProto* GraphIndex::Initializer(const std::string& name) const {
   auto it = initializers_.find(name);
-  return it == initializers_.end() ? nullptr : it->second;
+  if (it != initializers_.end()) return it->second;
+  return outer_ ? outer_->Initializer(name) : nullptr;
 }
 
 int GraphIndex::Producer(const std::string& value) const {
@@ -117,7 +118,8 @@ const std::vector<int>& GraphIndex::Consumers(const std::string& value) const {
 
 int32_t GraphIndex::ElemType(const std::string& value) const {
   auto it = elem_types_.find(value);
-  return it == elem_types_.end() ? 0 : it->second;
+  if (it != elem_types_.end()) return it->second;
+  return outer_ ? outer_->ElemType(value) : 0;
 }
 
 NameGenerator::NameGenerator(const ::onnx::ModelProto& model) { CollectNames(model.graph(), used_); }
@@ -145,8 +147,10 @@ void EnsureOpsetImport(::onnx::ModelProto* model, const std::string& domain, int
   op->set_version(version);
 }
 
-int HoistConstants(::onnx::GraphProto* graph) {
+int HoistConstants(::onnx::GraphProto* graph, bool subgraphs) {
   int moved = 0;
+  if (subgraphs)
+    for (const Subgraph& sub : DirectSubgraphs(graph)) moved += HoistConstants(sub.graph, true);
   auto* nodes = graph->mutable_node();
   for (int i = 0; i < nodes->size();) {
     const auto& node = nodes->Get(i);
@@ -164,6 +168,20 @@ int HoistConstants(::onnx::GraphProto* graph) {
     ++moved;
   }
   return moved;
+}
+
+std::vector<Subgraph> DirectSubgraphs(::onnx::GraphProto* graph, const std::string& path_prefix) {
+  std::vector<Subgraph> out;
+  const std::string prefix = path_prefix.empty() ? "" : path_prefix + "/";
+  for (auto& node : *graph->mutable_node()) {
+    for (auto& attr : *node.mutable_attribute()) {
+      const std::string base = prefix + node.name() + "/" + attr.name();
+      if (attr.has_g()) out.push_back({attr.mutable_g(), base});
+      for (int i = 0; i < attr.graphs_size(); ++i)
+        out.push_back({attr.mutable_graphs(i), base + "[" + std::to_string(i) + "]"});
+    }
+  }
+  return out;
 }
 
 void RenameInputs(::onnx::GraphProto* graph, const std::string& from, const std::string& to, int skip_node) {

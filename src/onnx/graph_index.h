@@ -19,10 +19,12 @@ namespace hone::onnx {
 
 class GraphIndex {
  public:
-  // Indexes `graph` (not copied: it must outlive the index and keep its nodes in place).
-  explicit GraphIndex(const ::onnx::GraphProto& graph);
+  // Indexes `graph` (not copied: it must outlive the index and keep its nodes in place). For a subgraph, `outer`
+  // is the index of the enclosing graph (it must outlive this one): Initializer and ElemType then also find the
+  // values the subgraph reads from the enclosing scopes (weights that live as outer-scope initializers).
+  explicit GraphIndex(const ::onnx::GraphProto& graph, const GraphIndex* outer = nullptr);
 
-  // The initializer named `name`, or null.
+  // The initializer named `name` in this graph or an enclosing one, or null.
   const ::onnx::TensorProto* Initializer(const std::string& name) const;
   // Index of the node that outputs `value`, or -1 (a graph input, an initializer, or unknown).
   int Producer(const std::string& value) const;
@@ -32,13 +34,17 @@ class GraphIndex {
   bool IsGraphInput(const std::string& value) const { return graph_inputs_.count(value) > 0; }
   bool IsGraphOutput(const std::string& value) const { return graph_outputs_.count(value) > 0; }
   // The element type (TensorProto::DataType number) declared for `value` by a graph input or output, an
-  // initializer, or value_info (run InferShapes first to have one for every intermediate value); 0 when unknown.
+  // initializer, or value_info (run InferShapes first to have one for every intermediate value), here or in an
+  // enclosing graph; 0 when unknown.
   int32_t ElemType(const std::string& value) const;
   // Whether any node has a graph attribute (control flow).
   bool has_subgraphs() const { return has_subgraphs_; }
+  // The enclosing graph's index given at construction, or null for the main graph.
+  const GraphIndex* outer() const { return outer_; }
 
  private:
   const ::onnx::GraphProto* graph_;
+  const GraphIndex* outer_;
   std::unordered_map<std::string, const ::onnx::TensorProto*> initializers_;
   std::unordered_map<std::string, int> producers_;
   std::unordered_map<std::string, std::vector<int>> consumers_;
@@ -63,9 +69,20 @@ int64_t OpsetVersion(const ::onnx::ModelProto& model, const std::string& domain)
 // Imports `domain` at `version` unless the model already imports it (at any version).
 void EnsureOpsetImport(::onnx::ModelProto* model, const std::string& domain, int64_t version);
 
-// Replaces every Constant node of the main graph that holds a tensor (`value` attribute) by an initializer of the
-// same name, so that passes find weights in one place whatever the exporter did. Returns how many were moved.
-int HoistConstants(::onnx::GraphProto* graph);
+// Replaces every Constant node that holds a tensor (`value` attribute) by an initializer of the same name, so that
+// passes find weights in one place whatever the exporter did: in `graph` and, with `subgraphs`, in every If, Loop
+// and Scan body within it (those become initializers of that body; IR version 4 or later allows that). Returns how
+// many were moved.
+int HoistConstants(::onnx::GraphProto* graph, bool subgraphs = true);
+
+// A graph held in a node's graph attribute (If's then_branch/else_branch, Loop's and Scan's body), depth first.
+struct Subgraph {
+  ::onnx::GraphProto* graph;
+  std::string path;  // "if_0/then_branch", "loop_1/body/if_2/else_branch": owner node names and attribute names
+};
+// The direct subgraphs of `graph`'s nodes (not their own subgraphs), with `path_prefix` + "/" before each path
+// when not empty.
+std::vector<Subgraph> DirectSubgraphs(::onnx::GraphProto* graph, const std::string& path_prefix = "");
 
 // Renames every use of value `from` as a node input in `graph` (not outputs, not graph outputs) to `to`, except in
 // the node at index `skip_node` (-1: none). Subgraph bodies that read `from` from this scope are renamed too.

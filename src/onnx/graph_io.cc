@@ -79,14 +79,14 @@ Status InferShapes(::onnx::ModelProto* model) {
   return Status::Ok();
 }
 
-Status SortTopologically(::onnx::GraphProto* graph) {
+Status SortTopologically(::onnx::GraphProto* graph, const std::unordered_set<std::string>& outer_scope) {
   GraphIndex index(*graph);
   const int n = graph->node_size();
-  std::unordered_set<std::string> available;
+  std::unordered_set<std::string> available = outer_scope;
   for (const auto& v : graph->input()) available.insert(v.name());
   for (const auto& t : graph->initializer()) available.insert(t.name());
   // A node waits for every value it reads that some node of this graph produces; values nobody produces must be
-  // inputs or initializers (or outer-scope values, which the main graph has none of).
+  // inputs, initializers or values of an enclosing graph (outer_scope).
   std::vector<int> waiting(n, 0);
   std::vector<std::vector<int>> unblocks(n);
   for (int i = 0; i < n; ++i) {
@@ -136,10 +136,21 @@ Status SortTopologically(::onnx::GraphProto* graph) {
   google::protobuf::RepeatedPtrField<::onnx::NodeProto> sorted;
   for (int i : order) *sorted.Add() = std::move(*graph->mutable_node(i));
   graph->mutable_node()->Swap(&sorted);
+  // Each body sees everything this graph defines (a body may read any value of an enclosing scope).
+  std::vector<Subgraph> subgraphs = DirectSubgraphs(graph);
+  if (subgraphs.empty()) return Status::Ok();
+  std::unordered_set<std::string> inner = available;
+  for (const auto& node : graph->node())
+    for (const auto& out : node.output()) inner.insert(out);
+  for (const Subgraph& sub : subgraphs) HONE_RETURN_IF_ERROR(SortTopologically(sub.graph, inner));
   return Status::Ok();
 }
 
-int RemoveUnusedInitializers(::onnx::GraphProto* graph) {
+namespace {
+
+int RemoveUnused(::onnx::GraphProto* graph, bool main_graph) {
+  int removed_in_subgraphs = 0;
+  for (const Subgraph& sub : DirectSubgraphs(graph)) removed_in_subgraphs += RemoveUnused(sub.graph, false);
   GraphIndex index(*graph);
   std::unordered_set<std::string> removed;
   auto* inits = graph->mutable_initializer();
@@ -153,12 +164,17 @@ int RemoveUnusedInitializers(::onnx::GraphProto* graph) {
   auto* infos = graph->mutable_value_info();
   for (int i = infos->size() - 1; i >= 0; --i)
     if (removed.count(infos->Get(i).name())) infos->DeleteSubrange(i, 1);
-  // IR < 4 lists initializers as graph inputs too; those inputs go with them.
+  // IR < 4 lists initializers as graph inputs too; those inputs go with them. A body's inputs are positional (Loop,
+  // Scan), so only the main graph's may go.
   auto* inputs = graph->mutable_input();
-  for (int i = inputs->size() - 1; i >= 0; --i)
+  for (int i = inputs->size() - 1; main_graph && i >= 0; --i)
     if (removed.count(inputs->Get(i).name())) inputs->DeleteSubrange(i, 1);
-  return static_cast<int>(removed.size());
+  return static_cast<int>(removed.size()) + removed_in_subgraphs;
 }
+
+}  // namespace
+
+int RemoveUnusedInitializers(::onnx::GraphProto* graph) { return RemoveUnused(graph, true); }
 
 Status CheckModel(const ::onnx::ModelProto& model) {
   try {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 
 #include "base/status.h"
 
@@ -25,12 +26,13 @@ Status InlineExternalData(::onnx::ModelProto* model, const std::string& model_di
 // graph contradicts itself.
 Status InferShapes(::onnx::ModelProto* model);
 
-// Orders the main graph's nodes so that every value is produced before it is used. InvalidArgument naming a node
-// when the graph has a cycle or reads a value that nothing produces.
-Status SortTopologically(::onnx::GraphProto* graph);
+// Orders the nodes of `graph` and of every subgraph within it so that every value is produced before it is used;
+// `outer_scope` names the values a subgraph may read from enclosing graphs (empty for the main graph).
+// InvalidArgument naming a node when a graph has a cycle or reads a value that nothing produces.
+Status SortTopologically(::onnx::GraphProto* graph, const std::unordered_set<std::string>& outer_scope = {});
 
-// Removes initializers that no node (subgraphs included) and no graph output uses, and their value_info. Returns
-// how many were removed.
+// Removes initializers that no node (subgraphs included) and no graph output uses, and their value_info, in `graph`
+// and in every subgraph. Returns how many were removed.
 int RemoveUnusedInitializers(::onnx::GraphProto* graph);
 
 // The ONNX checker (libonnx's check_model) on the model. InvalidArgument "ONNX checker: <its message>" on failure.

@@ -18,10 +18,40 @@ Status LoadModelForRewrite(const std::string& path, ::onnx::ModelProto* model) {
   return InlineExternalData(model, dir.empty() ? "." : dir);
 }
 
+namespace {
+
+void CollectValueInfo(const ::onnx::GraphProto& g, std::vector<std::string>* names) {
+  for (const auto& v : g.value_info()) names->push_back(v.name());
+  for (const auto& node : g.node())
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) CollectValueInfo(attr.g(), names);
+      for (const auto& sub : attr.graphs()) CollectValueInfo(sub, names);
+    }
+}
+
+// FinishRewrite's value_info rule on one graph and its subgraphs; `defined` holds the values of enclosing scopes.
+void DropValueInfo(::onnx::GraphProto* graph, const std::unordered_set<std::string>& keep,
+                   std::unordered_set<std::string> exists) {
+  for (const auto& node : graph->node())
+    for (const auto& out : node.output()) exists.insert(out);
+  for (const auto& in : graph->input()) exists.insert(in.name());
+  for (const auto& t : graph->initializer()) exists.insert(t.name());
+  auto* infos = graph->mutable_value_info();
+  for (int i = infos->size() - 1; i >= 0; --i) {
+    const std::string& name = infos->Get(i).name();
+    if (!keep.count(name) || !exists.count(name)) infos->DeleteSubrange(i, 1);
+  }
+  for (const Subgraph& sub : DirectSubgraphs(graph)) DropValueInfo(sub.graph, keep, exists);
+}
+
+}  // namespace
+
 Status BeginRewrite(::onnx::ModelProto* model, RewriteScope* scope) {
   scope->original_value_info.clear();
-  for (const auto& v : model->graph().value_info()) scope->original_value_info.push_back(v.name());
-  HoistConstants(model->mutable_graph());
+  CollectValueInfo(model->graph(), &scope->original_value_info);
+  // A body's initializers need not be among its inputs from IR version 4 on; before that they must, and a Loop or
+  // Scan body cannot take inputs it does not declare, so older models keep their subgraphs' Constants.
+  HoistConstants(model->mutable_graph(), model->ir_version() >= 4);
   NameNodes(model->mutable_graph());
   return InferShapes(model);
 }
@@ -30,15 +60,7 @@ Status FinishRewrite(::onnx::ModelProto* model, const RewriteScope& scope, const
                      const std::string& description) {
   auto* graph = model->mutable_graph();
   std::unordered_set<std::string> keep(scope.original_value_info.begin(), scope.original_value_info.end());
-  std::unordered_set<std::string> exists;
-  for (const auto& node : graph->node())
-    for (const auto& out : node.output()) exists.insert(out);
-  for (const auto& in : graph->input()) exists.insert(in.name());
-  auto* infos = graph->mutable_value_info();
-  for (int i = infos->size() - 1; i >= 0; --i) {
-    const std::string& name = infos->Get(i).name();
-    if (!keep.count(name) || !exists.count(name)) infos->DeleteSubrange(i, 1);
-  }
+  DropValueInfo(graph, keep, {});
   HONE_RETURN_IF_ERROR(SortTopologically(graph));
   RemoveUnusedInitializers(graph);
   auto* props = model->mutable_metadata_props();

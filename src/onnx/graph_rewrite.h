@@ -20,15 +20,17 @@ Status LoadModelForRewrite(const std::string& path, ::onnx::ModelProto* model);
 
 // What BeginRewrite saw, for FinishRewrite.
 struct RewriteScope {
-  std::vector<std::string> original_value_info;  // names of the value_info entries the model came with
+  std::vector<std::string> original_value_info;  // names of the value_info entries the model came with (subgraphs
+                                                 // included)
 };
 
-// Moves Constant nodes to initializers, names unnamed nodes, and runs shape inference so that GraphIndex knows
-// every value's element type. InvalidArgument from shape inference when the graph contradicts itself.
+// Moves Constant nodes to initializers (those of subgraphs too, from IR version 4), names unnamed nodes (subgraphs
+// included), and runs shape inference so that GraphIndex knows every value's element type. InvalidArgument from shape inference when the graph contradicts itself.
 Status BeginRewrite(::onnx::ModelProto* model, RewriteScope* scope);
 
 // Drops the value_info entries shape inference added (a pass may have changed those values' types; ONNX Runtime
-// infers them again) and those of values that no longer exist, sorts the nodes, removes unused initializers, adds
+// infers them again) and those of values that no longer exist, sorts the nodes, removes unused initializers (all of
+// these in subgraphs too), adds
 // metadata_props[key] = description (replacing an earlier one) and runs the ONNX checker.
 Status FinishRewrite(::onnx::ModelProto* model, const RewriteScope& scope, const std::string& key,
                      const std::string& description);

@@ -4,6 +4,7 @@
 
 #include "onnx/graph_rewrite.h"
 #include "onnx/onnx_pb.h"
+#include "onnx/opset_convert.h"
 #include "onnx/quantize_dynamic.h"
 #include "onnx/quantize_static.h"
 #include "onnx/quantize_weight_only.h"
@@ -15,6 +16,20 @@ std::string WeightRangeText(const QuantizeOptions& o) {
   std::string bits = WeightLimit(o) == kReducedWeightLimit ? "7-bit" : "8-bit";
   if (o.weight_range != QuantizeOptions::WeightRange::kAuto) return bits;
   return bits + (CpuAvoidsU8S8Saturation() ? "(auto: CPU has VNNI or is not x86)" : "(auto: x86 CPU without VNNI)");
+}
+
+// The ai.onnx opset the mode's output needs, and what for (0: any).
+std::pair<int64_t, std::string> RequiredOpset(const QuantizeOptions& o) {
+  switch (o.mode) {
+    case QuantizeMode::kDynamic:
+      if (o.dynamic_form == DynamicForm::kQdq && o.per_channel) return {13, "per-channel dynamic QDQ"};
+      return {11, "DynamicQuantizeLinear"};
+    case QuantizeMode::kStatic:
+      if (o.per_channel) return {13, "per-channel QDQ"};
+      return {10, "QDQ"};
+    case QuantizeMode::kWeightOnly: break;
+  }
+  return {0, ""};
 }
 
 }  // namespace
@@ -43,9 +58,12 @@ std::string DescribeQuantization(const QuantizeOptions& o) {
 
 Result<QuantizeSummary> QuantizeModel(::onnx::ModelProto* model, const QuantizeOptions& options) {
   HONE_RETURN_IF_ERROR(options.Validate());
+  QuantizeSummary summary;
+  if (auto [opset, why] = RequiredOpset(options); opset > 0) {
+    HONE_ASSIGN_OR_RETURN(summary.opset_upgrade, UpgradeOpset(model, opset, why));
+  }
   RewriteScope scope;
   HONE_RETURN_IF_ERROR(BeginRewrite(model, &scope));
-  QuantizeSummary summary;
   summary.warnings = NodeSelector(options).UnmatchedExclusions(model->graph());
   switch (options.mode) {
     case QuantizeMode::kDynamic:

@@ -20,8 +20,10 @@ class ModelProto;
 
 namespace hone::onnx {
 
-// Quantizes `model` in place: options checked (InvalidArgument naming the flag), Constant nodes moved to
-// initializers, unnamed nodes named, the mode's pass run, nodes sorted, unused initializers dropped, the ONNX
+// Quantizes `model` in place: options checked (InvalidArgument naming the flag), the ai.onnx opset upgraded when
+// the mode needs a newer one (dynamic 11, static 10, per-channel static or qdq 13; summary.opset_upgrade says so;
+// UpgradeOpset's errors), Constant nodes moved to initializers, unnamed nodes named, the mode's pass run (nodes in
+// If/Loop/Scan bodies included, except for static mode, which lists them as skipped), nodes sorted, unused initializers dropped, the ONNX
 // checker run. Static mode calibrates by running the float model in ONNX Runtime (see calibrate_collect.h for its
 // errors). The model's metadata_props gain "hone.quantize" describing what was done. Weights must be inline
 // (InlineExternalData). On error the model may be partly rewritten.

@@ -28,28 +28,38 @@ struct RuntimeQuantized {
   std::string codes, scale, zero_point;  // DynamicQuantizeLinear's outputs: UINT8 codes, FP32 scale, UINT8 zp
 };
 
+// Rewrites one graph: the main graph, or a subgraph (If branch, Loop or Scan body; `outer` indexes the graph
+// around it, so weights that live there are found), then the subgraphs within it.
 class DynamicRewriter {
  public:
-  DynamicRewriter(::onnx::ModelProto* model, const QuantizeOptions& options, QuantizeSummary* summary)
-      : model_(model), options_(options), summary_(summary), index_(model->graph()), builder_(model) {}
+  DynamicRewriter(::onnx::ModelProto* model, ::onnx::GraphProto* graph, const GraphIndex* outer, std::string path,
+                  const QuantizeOptions& options, QuantizeSummary* summary)
+      : model_(model), graph_(graph), path_(std::move(path)), options_(options), summary_(summary),
+        index_(*graph, outer), builder_(model, graph) {}
 
   Status Run() {
     NodeSelector selector(options_);
-    const auto& graph = model_->graph();
-    const int original_nodes = graph.node_size();
+    const int original_nodes = graph_->node_size();
     for (int i = 0; i < original_nodes; ++i) {
-      const ::onnx::NodeProto node = graph.node(i);  // a copy: appending nodes may move the repeated field
+      const ::onnx::NodeProto node = graph_->node(i);  // a copy: appending nodes may move the repeated field
       if (!selector.Selected(node)) continue;
       std::string why = Rewrite(i, node);
-      const std::string label = node.name() + " (" + node.op_type() + ")";
-      if (why.empty())
+      const std::string label = node.name() + " (" + node.op_type() + ")" + (path_.empty() ? "" : " in " + path_);
+      if (why.empty()) {
         summary_->quantized.push_back(label);
-      else
+        if (!path_.empty()) ++summary_->subgraph_nodes_quantized;
+      } else {
         summary_->skipped.push_back(label + ": " + why);
+      }
     }
     // Replaced nodes go last, highest index first, so earlier indices stay valid.
-    for (auto it = replaced_.rbegin(); it != replaced_.rend(); ++it)
-      model_->mutable_graph()->mutable_node()->DeleteSubrange(*it, 1);
+    for (auto it = replaced_.rbegin(); it != replaced_.rend(); ++it) graph_->mutable_node()->DeleteSubrange(*it, 1);
+    // A fresh index of this graph as it is now, for the bodies to find their outer-scope weights in.
+    GraphIndex now(*graph_, index_.outer());
+    for (const Subgraph& sub : DirectSubgraphs(graph_, path_)) {
+      DynamicRewriter inner(model_, sub.graph, &now, sub.path, options_, summary_);
+      HONE_RETURN_IF_ERROR(inner.Run());
+    }
     return Status::Ok();
   }
 
@@ -195,7 +205,7 @@ class DynamicRewriter {
 
   // The node stays as it is and reads DequantizeLinear(DynamicQuantizeLinear(x)) and a dequantized INT8 weight.
   std::string MatMulQdq(int i, const FloatWeight& w, int channel_axis) {
-    const ::onnx::NodeProto& node = model_->graph().node(i);
+    const ::onnx::NodeProto& node = graph_->node(i);
     const std::string x = node.input(0);
     auto it = dequantized_.find(x);
     if (it == dequantized_.end()) {
@@ -207,13 +217,15 @@ class DynamicRewriter {
     QdqWeight qw = AddQuantizedWeight(builder_, w, options_.per_channel ? channel_axis : -1, QuantType::kInt8, true,
                                       WeightLimit(options_));
     std::string w_dq = AddWeightDequantize(builder_, qw, w.name);
-    auto* mutable_node = model_->mutable_graph()->mutable_node(i);
+    auto* mutable_node = graph_->mutable_node(i);
     mutable_node->set_input(0, it->second);
     mutable_node->set_input(1, w_dq);
     return "";
   }
 
   ::onnx::ModelProto* model_;
+  ::onnx::GraphProto* graph_;
+  const std::string path_;  // "" for the main graph
   const QuantizeOptions& options_;
   QuantizeSummary* summary_;
   GraphIndex index_;
@@ -233,7 +245,7 @@ Status QuantizeDynamic(::onnx::ModelProto* model, const QuantizeOptions& options
   if (options.dynamic_form == DynamicForm::kQdq && options.per_channel && opset < 13)
     return Status::Unimplemented("the model imports ai.onnx opset " + std::to_string(opset) +
                                  "; per-channel DequantizeLinear needs 13 or later (or use --per-tensor)");
-  DynamicRewriter rewriter(model, options, summary);
+  DynamicRewriter rewriter(model, model->mutable_graph(), nullptr, "", options, summary);
   return rewriter.Run();
 }
 

@@ -12,10 +12,12 @@ class ModelProto;
 
 namespace hone::onnx {
 
-// Rewrites the selected nodes of `model` in the form options.dynamic_form names. A node whose weight is not a
+// Rewrites the selected nodes of `model` in the form options.dynamic_form names, those inside If, Loop and Scan
+// bodies too (recursively; a body's weights may be its own initializers or the enclosing graph's). A node whose weight is not a
 // constant FLOAT initializer of the expected rank, a Gemm with transA, or one whose input is itself a constant is
 // left in float and listed in summary->skipped. Unimplemented when the model's ai.onnx opset is below 11
-// (DynamicQuantizeLinear), or below 13 for the qdq form with per-channel weights (DequantizeLinear's axis).
+// (DynamicQuantizeLinear), or below 13 for the qdq form with per-channel weights (DequantizeLinear's axis);
+// QuantizeModel upgrades older models first.
 // Node order is not maintained: the caller sorts the graph afterwards (graph_io.h).
 Status QuantizeDynamic(::onnx::ModelProto* model, const QuantizeOptions& options, QuantizeSummary* summary);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "onnx/opset_convert.h"
 #include "onnx/quantize_options.h"
 
 namespace onnx {
@@ -16,16 +17,20 @@ class NodeProto;
 
 namespace hone::onnx {
 
-// What a pass did, for the report: every entry names the node and its op type.
+// What a pass did, for the report: every entry names the node and its op type. quantized.size() is the number of
+// nodes rewritten, subgraph nodes (If branches, Loop and Scan bodies) included; 0 exactly when the pass changed no
+// node (an opset upgrade alone does not count).
 struct QuantizeSummary {
-  std::vector<std::string> quantized;  // "conv1 (Conv)"
+  std::vector<std::string> quantized;  // "conv1 (Conv)"; inside a subgraph "if_0/then_branch: mm (MatMul)"
   std::vector<std::string> skipped;    // "gemm3 (Gemm): transA=1 is not supported"
   std::vector<std::string> warnings;   // "--exclude-ops 'LSTM': the model has no LSTM node"
   std::string calibration;             // static: what calibration ran on and how
+  int64_t subgraph_nodes_quantized = 0;  // how many of `quantized` sit inside If/Loop/Scan subgraphs
+  OpsetUpgrade opset_upgrade;          // the ai.onnx opset raised first when the mode needs a newer one
 };
 
-// Gives every unnamed node of the main graph a unique name "<op type>_<n>", so that exclusions, reports and errors
-// can name it. Returns how many were named.
+// Gives every unnamed node a unique name "<op type>_<n>", subgraph nodes included, so that exclusions, reports and
+// errors can name it. Returns how many were named.
 int NameNodes(::onnx::GraphProto* graph);
 
 class NodeSelector {
@@ -33,7 +38,7 @@ class NodeSelector {
   explicit NodeSelector(const QuantizeOptions& options);
   // Whether `node` (of the default domain) is of an op type to quantize and not excluded.
   bool Selected(const ::onnx::NodeProto& node) const;
-  // Warnings for exclusions that match no node of `graph`.
+  // Warnings for exclusions that match no node of `graph` or of its subgraphs.
   std::vector<std::string> UnmatchedExclusions(const ::onnx::GraphProto& graph) const;
 
  private:

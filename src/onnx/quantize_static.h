@@ -44,8 +44,9 @@ struct StaticPlan {
   std::vector<std::string> Calibrated() const;
 };
 
-// Decides what to quantize; nodes that cannot be (a weight that is not constant, a non-FLOAT input) are listed in
-// summary->skipped. `model` must have been through BeginRewrite (graph_rewrite.h).
+// Decides what to quantize; nodes that cannot be (a weight that is not constant, a non-FLOAT input, a node inside an
+// If/Loop/Scan subgraph, whose tensors calibration cannot read) are listed in summary->skipped, and subgraph nodes
+// left float add one warning. `model` must have been through BeginRewrite (graph_rewrite.h).
 StaticPlan PlanStatic(const ::onnx::ModelProto& model, const QuantizeOptions& options, QuantizeSummary* summary);
 
 // Rewrites `model` as `plan` says with the calibrated `ranges` (one per plan.Calibrated() tensor; InvalidArgument
@@ -54,7 +55,8 @@ Status ApplyStatic(::onnx::ModelProto* model, const StaticPlan& plan, const std:
                    const QuantizeOptions& options);
 
 // PlanStatic, Calibrate (calibrate_collect.h) and ApplyStatic. Unimplemented when the model's ai.onnx opset is
-// below 13 (per-axis DequantizeLinear) with per-channel weights, or below 10 at all.
+// below 13 (per-axis DequantizeLinear) with per-channel weights, or below 10 at all (QuantizeModel upgrades older
+// models first).
 Status QuantizeStatic(::onnx::ModelProto* model, const QuantizeOptions& options, QuantizeSummary* summary);
 
 }  // namespace hone::onnx

@@ -41,10 +41,37 @@ class Planner {
       AddOutput(i);
     }
     PropagateThroughDataMovement();
+    int64_t in_subgraphs = 0;
+    ReportSubgraphs(graph_, "", selector, &in_subgraphs);
+    if (in_subgraphs > 0)
+      summary_->warnings.push_back(std::to_string(in_subgraphs) +
+                                   " node(s) inside If/Loop/Scan subgraphs stay float: static quantization calibrates "
+                                   "main-graph tensors only (dynamic or weight-only mode quantizes subgraphs)");
     return std::move(plan_);
   }
 
  private:
+  // Static quantization leaves subgraphs alone. Calibration reads tensors as extra graph outputs, and a body's
+  // tensors are not graph values: a Loop body's take one value per iteration (they would have to leave as scan
+  // outputs, changing the Loop's outputs), an If branch's exist only when that branch runs (both branches would need
+  // matching extra outputs). Their selected nodes are listed as skipped, so that the report says so.
+  void ReportSubgraphs(const ::onnx::GraphProto& graph, const std::string& path, const NodeSelector& selector,
+                       int64_t* count) {
+    for (const auto& node : graph.node()) {
+      if (!path.empty() && selector.Selected(node)) {
+        summary_->skipped.push_back(node.name() + " (" + node.op_type() + ") in " + path +
+                                    ": inside a subgraph, which static quantization does not calibrate");
+        ++*count;
+      }
+      const std::string prefix = (path.empty() ? "" : path + "/") + node.name() + "/";
+      for (const auto& attr : node.attribute()) {
+        if (attr.has_g()) ReportSubgraphs(attr.g(), prefix + attr.name(), selector, count);
+        for (int i = 0; i < attr.graphs_size(); ++i)
+          ReportSubgraphs(attr.graphs(i), prefix + attr.name() + "[" + std::to_string(i) + "]", selector, count);
+      }
+    }
+  }
+
   bool IsFloatActivation(const std::string& name) const {
     if (index_.Initializer(name)) return false;
     int32_t t = index_.ElemType(name);

@@ -126,13 +126,14 @@ TEST(QuantizeDynamicTest, ExcludedNodesAndOpsStayFloat) {
   EXPECT_THAT(r.summary.warnings[0], HasSubstr("'LSTM': the model has no LSTM node"));
 }
 
-TEST(QuantizeDynamicTest, OldOpsetIsRejected) {
+TEST(QuantizeDynamicTest, OldOpsetIsUpgradedNotRejected) {
   ::onnx::ModelProto m = testing::MatMulModel();
   m.mutable_opset_import(0)->set_version(10);
   auto s = QuantizeModel(&m, Dynamic());
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.status().code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(s.status().message(), HasSubstr("opset 10"));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->opset_upgrade.Describe(), "upgraded opset 10 -> 11 for DynamicQuantizeLinear");
+  EXPECT_EQ(s->quantized.size(), 1u);
+  EXPECT_EQ(m.opset_import(0).version(), 11);
 }
 
 QuantizeOptions WeightOnly(int bits, int block, bool symmetric) {

@@ -25,18 +25,19 @@ std::string Check(const GraphIndex& index, const ::onnx::NodeProto& node, FloatW
   return "";
 }
 
-}  // namespace
-
-Status QuantizeWeightOnly(::onnx::ModelProto* model, const QuantizeOptions& options, QuantizeSummary* summary) {
-  GraphIndex index(model->graph());
-  GraphBuilder builder(model);
+// Rewrites the selected MatMuls of `graph` (weights found there or, through `outer`, in an enclosing graph), then
+// those of its subgraphs. Returns how many it replaced.
+int64_t RewriteGraph(::onnx::ModelProto* model, ::onnx::GraphProto* graph, const GraphIndex* outer,
+                     const std::string& path, const QuantizeOptions& options, QuantizeSummary* summary) {
+  GraphIndex index(*graph, outer);
+  GraphBuilder builder(model, graph);
   NodeSelector selector(options);
   std::vector<int> replaced;
-  const int original_nodes = model->graph().node_size();
+  const int original_nodes = graph->node_size();
   for (int i = 0; i < original_nodes; ++i) {
-    const ::onnx::NodeProto node = model->graph().node(i);
+    const ::onnx::NodeProto node = graph->node(i);
     if (!selector.Selected(node)) continue;
-    const std::string label = node.name() + " (" + node.op_type() + ")";
+    const std::string label = node.name() + " (" + node.op_type() + ")" + (path.empty() ? "" : " in " + path);
     FloatWeight w;
     if (std::string why = Check(index, node, &w); !why.empty()) {
       summary->skipped.push_back(label + ": " + why);
@@ -63,10 +64,21 @@ Status QuantizeWeightOnly(::onnx::ModelProto* model, const QuantizeOptions& opti
     if (options.accuracy_level > 0) SetIntAttr(nbits, "accuracy_level", options.accuracy_level);
     replaced.push_back(i);
     summary->quantized.push_back(label);
+    if (!path.empty()) ++summary->subgraph_nodes_quantized;
   }
-  for (auto it = replaced.rbegin(); it != replaced.rend(); ++it)
-    model->mutable_graph()->mutable_node()->DeleteSubrange(*it, 1);
-  if (!replaced.empty()) EnsureOpsetImport(model, kMicrosoftDomain, 1);
+  for (auto it = replaced.rbegin(); it != replaced.rend(); ++it) graph->mutable_node()->DeleteSubrange(*it, 1);
+  int64_t count = static_cast<int64_t>(replaced.size());
+  GraphIndex now(*graph, outer);
+  for (const Subgraph& sub : DirectSubgraphs(graph, path))
+    count += RewriteGraph(model, sub.graph, &now, sub.path, options, summary);
+  return count;
+}
+
+}  // namespace
+
+Status QuantizeWeightOnly(::onnx::ModelProto* model, const QuantizeOptions& options, QuantizeSummary* summary) {
+  if (RewriteGraph(model, model->mutable_graph(), nullptr, "", options, summary) > 0)
+    EnsureOpsetImport(model, kMicrosoftDomain, 1);
   return Status::Ok();
 }
 

@@ -13,8 +13,8 @@ class ModelProto;
 
 namespace hone::onnx {
 
-// Rewrites the selected MatMul nodes; those whose weight is not a constant 2-D FLOAT initializer, or whose input is
-// itself a constant, are listed in summary->skipped. Imports com.microsoft opset 1.
+// Rewrites the selected MatMul nodes, those inside If, Loop and Scan bodies too (recursively); those whose weight is not a constant 2-D FLOAT initializer, or whose input is
+// itself a constant, are listed in summary->skipped. Imports com.microsoft opset 1 when it rewrote any.
 Status QuantizeWeightOnly(::onnx::ModelProto* model, const QuantizeOptions& options, QuantizeSummary* summary);
 
 }  // namespace hone::onnx
