@@ -59,8 +59,18 @@ BatchAxis ModelMetadata::SharedBatchAxis() const {
       return axis;
     }
   }
+  // An output whose dimension 0 is declared fixed to another size cannot be a stack of the samples: a [8, 16] ->
+  // [128] model flattens its input, a [batch, 4] -> [1, 4] one reduces over dimension 0.
+  const int64_t batch = fixed ? fixed->shape[0] : -1;
+  for (const IoSpec& out : outputs) {
+    if (out.shape.empty() || out.shape[0] < 0 || out.shape[0] == batch) continue;
+    axis.reason = "output '" + out.name + "' has dimension 0 fixed to " + std::to_string(out.shape[0]) + " but " +
+                  (fixed ? "input '" + fixed->name + "' to " + std::to_string(batch)
+                         : "input '" + inputs[0].name + "' has it dynamic");
+    return axis;
+  }
   axis.shared = true;
-  axis.fixed_size = fixed ? fixed->shape[0] : -1;
+  axis.fixed_size = batch;
   return axis;
 }
 

@@ -25,8 +25,9 @@ struct IoSpec {
 // Whether a model's inputs share a batch dimension, so that requests stack samples along dimension 0 of every input.
 // They do when the model has inputs, every input has rank >= 1, and dimension 0 of the inputs agrees: either all
 // dynamic, with one symbolic name among those that are named ("batch"; unnamed ones go with any), or all fixed to
-// one size (a model exported for batches of exactly that size). Anything else (a scalar input, dimension 0 fixed
-// to 1 in one input and 2 in another, a dynamic one beside a fixed one, two different names) means no shared batch
+// one size (a model exported for batches of exactly that size), and no output has dimension 0 fixed to another
+// size (scalar outputs and outputs of unknown shape say nothing). Anything else (a scalar input, dimension 0 fixed
+// to 1 in one input and 2 in another, a dynamic one beside a fixed one, two different names, an output [128] from an input [8, 16]) means no shared batch
 // dimension: each input is a whole tensor and one request is one sample.
 struct BatchAxis {
   bool shared = false;

@@ -67,6 +67,23 @@ TEST(SharedBatchAxisTest, AnythingElseIsNotShared) {
   EXPECT_FALSE(ModelMetadata{}.SharedBatchAxis().shared);
 }
 
+TEST(SharedBatchAxisTest, AnOutputOfAnotherFixedSizeIsNotAStackOfSamples) {
+  ModelMetadata flatten = Inputs({Input("x", {8, 16})});
+  flatten.outputs = {Input("y", {128})};
+  BatchAxis axis = flatten.SharedBatchAxis();
+  EXPECT_FALSE(axis.shared);
+  EXPECT_EQ(axis.reason, "output 'y' has dimension 0 fixed to 128 but input 'x' to 8");
+
+  ModelMetadata reduce = Inputs({Input("x", {-1, 4})});
+  reduce.outputs = {Input("sum", {1, 4})};
+  EXPECT_THAT(reduce.SharedBatchAxis().reason, HasSubstr("output 'sum' has dimension 0 fixed to 1"));
+
+  // Outputs that agree, are dynamic, scalars or of unknown shape leave the batch shared.
+  ModelMetadata fine = Inputs({Input("x", {8, 16})});
+  fine.outputs = {Input("y", {8, 2}), Input("z", {-1}), Input("loss", {})};
+  EXPECT_TRUE(fine.SharedBatchAxis().shared);
+}
+
 TEST(SharedBatchAxisTest, FromLoadedModels) {
   auto stateful = Session::Open(std::string(HONE_SOURCE_DIR) + "/src/runtime/testdata/stateful.onnx", {});
   ASSERT_TRUE(stateful.ok()) << stateful.status().ToString();

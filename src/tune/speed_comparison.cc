@@ -93,11 +93,15 @@ void JudgeSpeed(const SpeedComparisonSettings& c, SpeedComparison& out) {
 
   const double band = std::max(c.min_noise, out.source_throughput_spread);
   const double p99_band = std::max(c.min_p99_noise, out.source_p99_spread);
-  const std::string figures = fmt::format(
-      "throughput {:.2f}x (median of {} rounds, {:.2f}x to {:.2f}x), p99 {:.2f}x ({:.2f}x to {:.2f}x); the source "
-      "against itself: throughput spread {:.1f}%, p99 spread {:.1f}%",
-      out.throughput_ratio, out.rounds.size(), out.throughput_ratio_min, out.throughput_ratio_max, out.p99_ratio,
-      out.p99_ratio_min, out.p99_ratio_max, 100 * out.source_throughput_spread, 100 * out.source_p99_spread);
+  const std::string figures =
+      out.rounds.size() < 2
+          ? fmt::format("throughput {:.2f}x, p99 {:.2f}x in 1 round (the source's own spread is not known)",
+                        out.throughput_ratio, out.p99_ratio)
+          : fmt::format("throughput {:.2f}x (median of {} rounds, {:.2f}x to {:.2f}x), p99 {:.2f}x ({:.2f}x to "
+                        "{:.2f}x); the source against itself: throughput spread {:.1f}%, p99 spread {:.1f}%",
+                        out.throughput_ratio, out.rounds.size(), out.throughput_ratio_min, out.throughput_ratio_max,
+                        out.p99_ratio, out.p99_ratio_min, out.p99_ratio_max, 100 * out.source_throughput_spread,
+                        100 * out.source_p99_spread);
   if (out.errors > 0) {
     out.verdict = SpeedVerdict::kSlower;
     out.verdict_detail = fmt::format("{} request(s) failed while measuring speed (first: {})", out.errors,

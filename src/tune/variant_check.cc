@@ -141,11 +141,16 @@ std::string VariantOutcomeToText(const VariantCheck& c, const VariantOutcome& o)
     std::string rounds;
     for (const auto& r : sp->rounds) rounds += fmt::format("{}{:.2f}x", rounds.empty() ? "" : " ", r.throughput_ratio());
     const auto& points = sp->source_report.points;
-    t += fmt::format("  bench: in process, closed loop, {}, {}; medians of {} rounds alternating source and variant "
-                     "(throughput ratio per round: {}; the source's own spread {:.1f}%)\n",
+    // One round measures the source once: there is no spread to judge noise by, and the report must not print 0%.
+    const std::string spread =
+        sp->rounds.size() < 2 ? std::string("one round, so the source's own spread is not known (--bench-rounds)")
+                              : fmt::format("the source's own spread {:.1f}%", 100 * sp->source_throughput_spread);
+    t += fmt::format("  bench: in process, closed loop, {}, {}; {} alternating source and variant "
+                     "(throughput ratio per round: {}; {})\n",
                      points.empty() ? "" : points[0].point.Label(),
                      sp->source_report.sessions.empty() ? "" : sp->source_report.sessions[0].options.ToString(),
-                     sp->rounds.size(), rounds, 100 * sp->source_throughput_spread);
+                     sp->rounds.size() == 1 ? std::string("1 round") : fmt::format("medians of {} rounds", sp->rounds.size()),
+                     rounds, spread);
   }
   for (const auto& out : o.compare.outputs) {
     if (!out.shapes_match) {
