@@ -8,11 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "base/version.h"
 #include "runtime/session.h"
 
-#ifndef HONE_VERSION
-#define HONE_VERSION "dev"
-#endif
 
 namespace hone::bench {
 namespace {
@@ -69,7 +67,7 @@ SystemInfo ReadSystemInfo() {
     info.hostname = u.nodename;
   }
   info.onnxruntime_version = runtime::OrtVersion();
-  info.hone_version = HONE_VERSION;
+  info.hone_version = std::string(HoneVersion());
 #if defined(__clang__)
   info.compiler = "clang " __clang_version__;
 #elif defined(__GNUC__)

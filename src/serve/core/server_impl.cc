@@ -7,15 +7,13 @@
 #include <thread>
 
 #include "base/log.h"
+#include "base/version.h"
 #include "serve/config/config_types.h"
 #include "serve/config/model_name.h"
 #include "serve/core/metrics.h"
 #include "serve/core/model_manager.h"
 #include "serve/core/server.h"
 
-#ifndef HONE_VERSION
-#define HONE_VERSION "0.0.0"
-#endif
 
 namespace hone::serve {
 namespace {
@@ -81,7 +79,7 @@ class ServerImpl final : public Server {
 
   ServerMetadataInfo Metadata() const override {
     ServerMetadataInfo info;
-    info.version = HONE_VERSION;
+    info.version = std::string(HoneVersion());
     info.extensions = {"binary_tensor_data", "model_configuration", "model_repository", "parameters",
                        "schedule_policy", "statistics"};
     return info;
