@@ -10,10 +10,16 @@
 namespace hone {
 namespace {
 
-std::atomic<int> min_level{static_cast<int>(LogLevel::kInfo)};
+// One bit per LogLevel: whether lines at that level are written. Verbose lines also need verbosity > 0.
+std::atomic<unsigned> enabled_levels{~0u};
+std::atomic<int> verbosity{0};
+std::atomic<int> format{static_cast<int>(LogFormat::kText)};
+
+unsigned Bit(LogLevel level) { return 1u << static_cast<unsigned>(level); }
 
 char LevelLetter(LogLevel level) {
   switch (level) {
+    case LogLevel::kVerbose: return 'V';
     case LogLevel::kInfo: return 'I';
     case LogLevel::kWarning: return 'W';
     case LogLevel::kError: return 'E';
@@ -21,22 +27,102 @@ char LevelLetter(LogLevel level) {
   return '?';
 }
 
-}  // namespace
+const char* LevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kVerbose: return "VERBOSE";
+    case LogLevel::kInfo: return "INFO";
+    case LogLevel::kWarning: return "WARNING";
+    case LogLevel::kError: return "ERROR";
+  }
+  return "?";
+}
 
-void SetMinLogLevel(LogLevel level) { min_level.store(static_cast<int>(level), std::memory_order_relaxed); }
+// `s` as the inside of a JSON string: quotes, backslashes and control characters escaped (the rest, UTF-8
+// included, passes through; JSON allows it).
+void AppendJsonEscaped(std::string& out, std::string_view s) {
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        } else {
+          out += c;
+        }
+    }
+  }
+}
 
-void WriteLogLine(LogLevel level, std::string_view message) {
-  if (static_cast<int>(level) < min_level.load(std::memory_order_relaxed)) return;
-  auto now = std::chrono::system_clock::now();
-  std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1'000'000;
+// "2026-12-02T15:31:07.123456Z"
+std::string Timestamp(int64_t unix_micros) {
+  std::time_t seconds = static_cast<std::time_t>(unix_micros / 1'000'000);
   std::tm utc{};
   gmtime_r(&seconds, &utc);
-  // "I 2026-12-02T15:31:07.123456Z message\n", built whole so one write() carries it (atomic for a pipe or tty).
-  std::string line = fmt::format("{} {:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z {}\n", LevelLetter(level),
-                                 utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min,
-                                 utc.tm_sec, micros, message);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                     utc.tm_hour, utc.tm_min, utc.tm_sec, unix_micros % 1'000'000);
+}
+
+}  // namespace
+
+void SetLogLevelEnabled(LogLevel level, bool enabled) {
+  if (enabled) {
+    enabled_levels.fetch_or(Bit(level), std::memory_order_relaxed);
+  } else {
+    enabled_levels.fetch_and(~Bit(level), std::memory_order_relaxed);
+  }
+}
+
+void SetMinLogLevel(LogLevel level) {
+  for (LogLevel l : {LogLevel::kVerbose, LogLevel::kInfo, LogLevel::kWarning, LogLevel::kError})
+    SetLogLevelEnabled(l, static_cast<int>(l) >= static_cast<int>(level));
+}
+
+void SetLogVerbosity(int v) { verbosity.store(v < 0 ? 0 : v, std::memory_order_relaxed); }
+
+bool LogVerboseEnabled(int detail) {
+  return detail <= verbosity.load(std::memory_order_relaxed) &&
+         (enabled_levels.load(std::memory_order_relaxed) & Bit(LogLevel::kVerbose)) != 0;
+}
+
+void SetLogFormat(LogFormat f) { format.store(static_cast<int>(f), std::memory_order_relaxed); }
+
+LogFormat GetLogFormat() { return static_cast<LogFormat>(format.load(std::memory_order_relaxed)); }
+
+std::string FormatLogLine(LogFormat f, LogLevel level, std::string_view message, const LogFields& fields,
+                          int64_t unix_micros) {
+  if (f == LogFormat::kText) return fmt::format("{} {} {}\n", LevelLetter(level), Timestamp(unix_micros), message);
+  std::string line = fmt::format(R"({{"timestamp":"{}","level":"{}","message":")", Timestamp(unix_micros),
+                                 LevelName(level));
+  AppendJsonEscaped(line, message);
+  line += '"';
+  for (const LogField& field : fields) {
+    line += ",\"";
+    AppendJsonEscaped(line, field.key);
+    line += "\":";
+    if (field.number) {
+      line += field.value;
+    } else {
+      line += '"';
+      AppendJsonEscaped(line, field.value);
+      line += '"';
+    }
+  }
+  line += "}\n";
+  return line;
+}
+
+void WriteLogLine(LogLevel level, std::string_view message, const LogFields& fields) {
+  if ((enabled_levels.load(std::memory_order_relaxed) & Bit(level)) == 0) return;
+  if (level == LogLevel::kVerbose && verbosity.load(std::memory_order_relaxed) <= 0) return;
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  // Built whole so that one write() carries it (atomic for a pipe or a tty).
+  std::string line = FormatLogLine(GetLogFormat(), level, message, fields, micros);
   size_t written = 0;
   while (written < line.size()) {
     ssize_t n = ::write(STDERR_FILENO, line.data() + written, line.size() - written);

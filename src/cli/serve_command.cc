@@ -1,5 +1,10 @@
 // hone serve --model-repository DIR: the KServe v2 server (HTTP, gRPC, metrics) until SIGTERM or SIGINT.
 //
+// Start-up order, so that every mistake is found before the slow part: the flags, then the repository (one that
+// holds no model is refused), then every port is bound (a port in use is one message naming its flag), and only
+// then do the models load (minutes for a large one). With --exit-on-error (the default, as in Triton) a model that
+// fails to load ends the process, naming the model and the error.
+//
 // Shutdown order, so that every request gets exactly one response: stop taking inference (new requests get 503 /
 // UNAVAILABLE, health keeps answering with ready=false), let in-flight requests finish until --exit-timeout-secs,
 // then close the front ends, then exit 0.
@@ -33,43 +38,64 @@ struct ServeFlags {
   int http_threads = 0;
   int exit_timeout_secs = 30;
   int poll_secs = 15;
+  bool exit_on_error = true;
+  int log_verbose = 0;
+  bool log_info = true, log_warning = true, log_error = true;
+  std::string log_format = "text";
 };
+
+// A boolean is a flag, as everywhere in hone: --NAME, --NAME=false or --no-NAME; Triton's `--NAME false` is
+// accepted too (the command line's argument check joins it). The help says the default.
+void AddSwitch(CLI::App& sub, const std::string& name, bool& value, const std::string& help) {
+  sub.add_flag(name + ",!--no-" + name.substr(2), value, help + (value ? " (default on)" : " (default off)"));
+}
 
 void AddFlags(CLI::App& sub, ServeFlags& f) {
   sub.add_option("--model-repository", f.server.model_repository, "the model repository (Triton's layout)")
       ->required();
   sub.add_option("--model-control-mode", f.control_mode, "none | explicit | poll")->capture_default_str();
   sub.add_option("--load-model", f.server.startup_models, "explicit mode: a model to load at start-up ('*': all)");
-  sub.add_option("--strict-readiness", f.server.strict_readiness,
-                 "ready only when every model is loaded and warmed up (false: once the server is up)")
-      ->capture_default_str();
+  AddSwitch(sub, "--strict-readiness", f.server.strict_readiness,
+            "ready only when every model is loaded and warmed up (off: once the server is up)");
   sub.add_option("--repository-poll-secs", f.poll_secs, "poll mode: seconds between repository scans")
       ->capture_default_str();
-  sub.add_option("--allow-repository-api", f.server.repository_api,
-                 "let clients index, load and unload models through the API")
-      ->capture_default_str();
+  AddSwitch(sub, "--allow-repository-api", f.server.repository_api,
+            "let clients index, load and unload models through the API");
   sub.add_option("--host", f.host, "address to listen on (127.0.0.1: this machine only)")->capture_default_str();
   sub.add_option("--http-port", f.http_port, "KServe v2 HTTP/REST port (0: any free port)")->capture_default_str();
   sub.add_option("--grpc-port", f.grpc_port, "KServe v2 gRPC port (0: any free port)")->capture_default_str();
   sub.add_option("--metrics-port", f.metrics_port, "Prometheus /metrics port (also served on the HTTP port)")
       ->capture_default_str();
-  sub.add_option("--allow-http", f.allow_http, "serve HTTP")->capture_default_str();
-  sub.add_option("--allow-grpc", f.allow_grpc, "serve gRPC")->capture_default_str();
-  sub.add_option("--allow-metrics", f.allow_metrics, "serve /metrics on its own port")->capture_default_str();
+  AddSwitch(sub, "--allow-http", f.allow_http, "serve HTTP");
+  AddSwitch(sub, "--allow-grpc", f.allow_grpc, "serve gRPC");
+  AddSwitch(sub, "--allow-metrics", f.allow_metrics, "serve /metrics on its own port");
   sub.add_option("--http-max-body-bytes", f.max_body_bytes, "largest HTTP request body accepted (413 beyond)")
       ->capture_default_str();
   sub.add_option("--grpc-max-message-bytes", f.grpc_max_message_bytes,
                  "largest gRPC request and response message (2147483647: Triton's and gRPC's most)")
       ->capture_default_str();
-  sub.add_option("--default-warmup", f.server.default_warmup,
-                 "warm up a model that has no model_warmup with inputs hone generates (skipped, with a warning, "
-                 "for a model that takes none of them)")
-      ->capture_default_str();
+  AddSwitch(sub, "--default-warmup", f.server.default_warmup,
+            "warm up a model that has no model_warmup with inputs hone generates (skipped, with a warning, for a "
+            "model that takes none of them)");
   sub.add_option("--http-thread-count", f.http_threads, "HTTP front-end threads (0: 2)")->capture_default_str();
-  sub.add_option("--cores", f.server.cores, "cores a model's instances share (0: this machine's)")
+  sub.add_option("--cores", f.server.cores,
+                 "cores the instances of all models share when configs set no intra_op_thread_count (0: this "
+                 "machine's)")
       ->capture_default_str();
   sub.add_option("--exit-timeout-secs", f.exit_timeout_secs,
                  "on SIGTERM, how long in-flight requests may take to finish")
+      ->capture_default_str();
+  AddSwitch(sub, "--exit-on-error", f.exit_on_error,
+            "exit (code 1) when a model fails to load at start-up, naming it (off: keep serving the others, live "
+            "and not ready)");
+  sub.add_option("--log-verbose", f.log_verbose, "verbose log lines up to this detail (0: none; 1: load details; "
+                 "2: every request)")
+      ->capture_default_str();
+  AddSwitch(sub, "--log-info", f.log_info, "write info log lines");
+  AddSwitch(sub, "--log-warning", f.log_warning, "write warning log lines");
+  AddSwitch(sub, "--log-error", f.log_error, "write error log lines");
+  sub.add_option("--log-format", f.log_format,
+                 "text (\"I <UTC time> message\") | json (one object a line: timestamp, level, message, model)")
       ->capture_default_str();
 }
 
@@ -83,6 +109,18 @@ Status Resolve(ServeFlags& f) {
   } else {
     return Status::InvalidArgument("--model-control-mode '" + f.control_mode + "': expected none, explicit or poll");
   }
+  if (f.log_format == "json") {
+    SetLogFormat(LogFormat::kJson);
+  } else if (f.log_format == "text" || f.log_format == "default") {  // "default": Triton's name for its text
+    SetLogFormat(LogFormat::kText);
+  } else {
+    return Status::InvalidArgument("--log-format '" + f.log_format + "': expected text or json");
+  }
+  if (f.log_verbose < 0) return Status::InvalidArgument("--log-verbose: expected >= 0");
+  SetLogVerbosity(f.log_verbose);
+  SetLogLevelEnabled(LogLevel::kInfo, f.log_info);
+  SetLogLevelEnabled(LogLevel::kWarning, f.log_warning);
+  SetLogLevelEnabled(LogLevel::kError, f.log_error);
   if (f.poll_secs < 1) return Status::InvalidArgument("--repository-poll-secs: expected >= 1");
   if (f.exit_timeout_secs < 0) return Status::InvalidArgument("--exit-timeout-secs: expected >= 0");
   for (int port : {f.http_port, f.grpc_port, f.metrics_port}) {
@@ -97,11 +135,19 @@ Status Resolve(ServeFlags& f) {
   return Status::Ok();
 }
 
-int RunServe(ServeFlags& f) {
-  if (Status s = Resolve(f); !s.ok()) {
-    std::cerr << "hone serve: " << s.message() << "\n";
-    return kExitUsage;
+// Reports why the server cannot start and returns `code`: as a log line with --log-format json (log collectors
+// read standard error as JSON lines), else as plain "hone serve: ..." text.
+int Fail(int code, const std::string& message) {
+  if (GetLogFormat() == LogFormat::kJson) {
+    LogError("hone serve: {}", message);
+  } else {
+    std::cerr << "hone serve: " << message << "\n";
   }
+  return code;
+}
+
+int RunServe(ServeFlags& f) {
+  if (Status s = Resolve(f); !s.ok()) return Fail(kExitUsage, s.message());
   // Block the stop signals before any thread starts (threads inherit the mask), then wait for them here.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -110,15 +156,12 @@ int RunServe(ServeFlags& f) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
 
-  auto server = serve::Server::Create(f.server);
-  if (!server.ok()) {
-    std::cerr << "hone serve: " << server.status().message() << "\n";
-    return kExitUsage;
-  }
+  auto server = serve::Server::Open(f.server);
+  if (!server.ok()) return Fail(kExitUsage, server.status().message());
   std::unique_ptr<serve::http::HttpServer> http, metrics;
   std::unique_ptr<serve::GrpcServer> grpc;
-  // Metrics and gRPC listen before HTTP: clients poll /v2/health/ready, and once it says ready every port must
-  // already accept connections.
+  // Every port listens before a model loads: a port in use is found in a moment, not after minutes of loading.
+  // Until the models have loaded, health says live and not ready.
   if (f.allow_metrics) {
     serve::http::HttpServerOptions options;
     options.host = f.host;
@@ -126,10 +169,8 @@ int RunServe(ServeFlags& f) {
     options.serve_api = false;
     options.threads = 1;
     auto started = serve::http::HttpServer::Start(**server, options);
-    if (!started.ok()) {
-      std::cerr << "hone serve: metrics: " << started.status().message() << "\n";
-      return kExitUsage;
-    }
+    if (!started.ok())
+      return Fail(kExitUsage, fmt::format("--metrics-port {}: {}", f.metrics_port, started.status().message()));
     metrics = std::move(*started);
     LogInfo("Prometheus metrics on {}:{}/metrics", f.host, metrics->port());
   }
@@ -140,10 +181,8 @@ int RunServe(ServeFlags& f) {
     options.max_message_bytes = static_cast<int>(f.grpc_max_message_bytes);
     options.repository_api = f.server.repository_api;
     auto started = serve::GrpcServer::Start(**server, options);
-    if (!started.ok()) {
-      std::cerr << "hone serve: gRPC: " << started.status().message() << "\n";
-      return kExitUsage;
-    }
+    if (!started.ok())
+      return Fail(kExitUsage, fmt::format("--grpc-port {}: {}", f.grpc_port, started.status().message()));
     grpc = std::move(*started);
     LogInfo("KServe v2 gRPC on {}:{}", f.host, grpc->port());
   }
@@ -155,12 +194,23 @@ int RunServe(ServeFlags& f) {
     options.repository_api = f.server.repository_api;
     if (f.http_threads > 0) options.threads = f.http_threads;
     auto started = serve::http::HttpServer::Start(**server, options);
-    if (!started.ok()) {
-      std::cerr << "hone serve: HTTP: " << started.status().message() << "\n";
-      return kExitUsage;
-    }
+    if (!started.ok())
+      return Fail(kExitUsage, fmt::format("--http-port {}: {}", f.http_port, started.status().message()));
     http = std::move(*started);
     LogInfo("KServe v2 HTTP on {}:{}", f.host, http->port());
+  }
+  if (Status loaded = (*server)->Start(); !loaded.ok()) {
+    if (f.exit_on_error) {
+      // Front ends first: they call into the server until they stop.
+      if (grpc) grpc->Shutdown(std::chrono::steady_clock::now());
+      if (http) http->Stop();
+      if (metrics) metrics->Stop();
+      (*server)->Shutdown(std::chrono::steady_clock::now());
+      return Fail(kExitCheckFailed, fmt::format("{} (--exit-on-error=false keeps serving the other models, live "
+                                                "and not ready)",
+                                                loaded.message()));
+    }
+    LogWarning("serving without the models that failed to load: {}", loaded.message());
   }
   LogInfo("server {}", (*server)->IsReady() ? "ready" : "live, not ready (see the model errors above)");
 
@@ -184,6 +234,9 @@ int RunServe(ServeFlags& f) {
 Command AddServeCommand(CLI::App& app) {
   auto* sub = app.add_subcommand("serve", "serve a model repository over KServe v2 (HTTP and gRPC)");
   auto flags = std::make_shared<ServeFlags>();
+  sub->footer("Examples:\n"
+                 "  hone serve --model-repository repo/\n"
+                 "  hone serve --model-repository repo/ --http-port 8000 --grpc-port 8001 --model-control-mode explicit --load-model '*'");
   AddFlags(*sub, *flags);
   return [flags] { return RunServe(*flags); };
 }

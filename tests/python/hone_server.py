@@ -149,6 +149,17 @@ class HoneServer:
                 raise ServerFailed(f"hone serve not {what} after {timeout:.0f} s:\n{self.log()}")
             time.sleep(0.05)
 
+    def wait_for_log(self, text: str, timeout: float = START_TIMEOUT_S) -> None:
+        """Until `text` is in the server's log (the ports listen before the models load, so "live" comes before
+        the start-up loads are done; "server live, not ready" is logged once they are)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.log():
+            if self.proc.poll() is not None:
+                raise ServerFailed(f"hone serve exited with {self.proc.returncode} before logging {text!r}:\n{self.log()}")
+            if time.monotonic() > deadline:
+                raise ServerFailed(f"hone serve did not log {text!r} in {timeout:.0f} s:\n{self.log()}")
+            time.sleep(0.05)
+
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 

@@ -103,7 +103,7 @@ model_warmup [ {
 """
     repo.add_slow("slow", iterations=10, config=slow_config("slow", extra=bad))
     repo.add_fashion("fashion")
-    server = serve(repo.path, "--strict-readiness", "false")
+    server = serve(repo.path, "--strict-readiness", "false", "--exit-on-error", "false")
     cl = c.make_client("http", server)
     try:
         assert not cl.is_model_ready("slow")
@@ -118,7 +118,9 @@ model_warmup [ {
 def test_strict_readiness_with_a_broken_model(serve, repo, protocol):
     repo.add_fashion("fashion")
     repo.add_broken("broken")
-    server = serve(repo.path, wait="live")  # --strict-readiness true is the default
+    # --strict-readiness true is the default; --exit-on-error=false keeps the server up beside the broken model.
+    server = serve(repo.path, "--exit-on-error", "false", wait="live")
+    server.wait_for_log("server live, not ready")  # live comes first: the ports listen before the models load
     cl = c.make_client(protocol, server)
     try:
         assert cl.is_server_live()
@@ -140,7 +142,7 @@ def test_strict_readiness_with_a_broken_model(serve, repo, protocol):
 def test_non_strict_readiness_with_a_broken_model(serve, repo):
     repo.add_fashion("fashion")
     repo.add_broken("broken")
-    server = serve(repo.path, "--strict-readiness", "false")
+    server = serve(repo.path, "--strict-readiness", "false", "--exit-on-error", "false")
     cl = c.make_client("http", server)
     try:
         assert cl.is_server_ready()

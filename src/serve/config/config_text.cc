@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "serve/config/triton_fields.h"
+
 namespace hone::serve {
 namespace {
 
@@ -84,6 +86,7 @@ std::string FieldBefore(std::string_view line, int column) {
 struct Reworded {
   std::string message;
   std::string field;  // the unknown field's name, when the error is about one
+  StatusCode code = StatusCode::kInvalidArgument;
 };
 
 // Rewrites protobuf's wording of the common mistakes into hone's ("unknown field 'x' in ModelConfig"); other
@@ -93,7 +96,17 @@ Reworded Reword(const std::string& message) {
   if (message.find("has no field named") != std::string::npos) {
     std::string type = QuotedAfter(message, "Message type");
     std::string field = QuotedAfter(message, "has no field named");
-    if (!type.empty() && !field.empty()) return {"unknown field '" + field + "' in " + ShortTypeName(type), field};
+    if (!type.empty() && !field.empty()) {
+      const std::string short_type = ShortTypeName(type);
+      // A Triton field hone leaves out is a feature to wait for, not a typo to fix.
+      if (std::string_view what = UnsupportedTritonField(short_type, field); !what.empty())
+        return {"hone does not support '" + field + "' in " + short_type + " yet (" + std::string(what) + ")",
+                field, StatusCode::kUnimplemented};
+      const std::string nearest = NearestConfigField(short_type, field);
+      return {"unknown field '" + field + "' in " + short_type +
+                  (nearest.empty() ? "" : " (did you mean '" + nearest + "'?)"),
+              field};
+    }
   }
   // 'Unknown enumeration value of "KIND_TPU" for field "kind".'
   if (message.find("Unknown enumeration value of") != std::string::npos) {
@@ -136,8 +149,8 @@ Result<inference::ModelConfig> ParseModelConfig(std::string_view text, const std
       if (!field.empty()) r.message = "field '" + field + "': " + r.message;
     }
     // protobuf counts lines and columns from 0.
-    return Status::InvalidArgument(file + ":" + std::to_string(errors.line() + 1) + ":" + std::to_string(column + 1) +
-                                   ": " + r.message);
+    return Status(r.code, file + ":" + std::to_string(errors.line() + 1) + ":" + std::to_string(column + 1) + ": " +
+                              r.message);
   }
   return config;
 }

@@ -161,17 +161,43 @@ TEST(ConfigTextTest, UnknownFieldNamesFileLineColumnAndField) {
   auto parsed = ParseModelConfig(text, "models/m/config.pbtxt");
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(parsed.status().message(), "models/m/config.pbtxt:7:3: unknown field 'max_batch' in ModelConfig");
+  EXPECT_EQ(parsed.status().message(),
+            "models/m/config.pbtxt:7:3: unknown field 'max_batch' in ModelConfig (did you mean 'max_batch_size'?)");
+}
+
+TEST(ConfigTextTest, UnknownFieldSuggestsTheNearestKnownOne) {
+  auto parsed = ParseModelConfig("instance_group [ { cuont: 2 } ]", "c.pbtxt");
+  EXPECT_EQ(parsed.status().message(),
+            "c.pbtxt:1:20: unknown field 'cuont' in ModelInstanceGroup (did you mean 'count'?)");
+  parsed = ParseModelConfig("dynamic_batching { prefered_batch_size: 4 }", "c.pbtxt");
+  EXPECT_THAT(parsed.status().message(), HasSubstr("(did you mean 'preferred_batch_size'?)"));
+  // Nothing close: no guess.
+  parsed = ParseModelConfig("bogus: 1", "c.pbtxt");
+  EXPECT_EQ(parsed.status().message(), "c.pbtxt:1:1: unknown field 'bogus' in ModelConfig");
+}
+
+TEST(ConfigTextTest, TritonFieldHoneLacksSaysNotSupportedYet) {
+  auto parsed = ParseModelConfig("name: \"ens\"\nplatform: \"ensemble\"\nensemble_scheduling { step [ ] }\n",
+                                 "models/ens/config.pbtxt");
+  EXPECT_EQ(parsed.status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(parsed.status().message(),
+            "models/ens/config.pbtxt:3:1: hone does not support 'ensemble_scheduling' in ModelConfig yet "
+            "(Triton's ensembles)");
+  parsed = ParseModelConfig("sequence_batching { }", "c.pbtxt");
+  EXPECT_EQ(parsed.status().code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(parsed.status().message(), HasSubstr("hone does not support 'sequence_batching' in ModelConfig yet"));
+  parsed = ParseModelConfig("instance_group [ { count: 1 gpus: [ 0 ] } ]", "c.pbtxt");
+  EXPECT_THAT(parsed.status().message(), HasSubstr("hone does not support 'gpus' in ModelInstanceGroup yet"));
 }
 
 TEST(ConfigTextTest, UnknownNestedFieldNamesItsMessage) {
   auto parsed = ParseModelConfig("dynamic_batching {\n  max_delay: 5\n}\n", "c.pbtxt");
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.status().message(), "c.pbtxt:2:3: unknown field 'max_delay' in ModelDynamicBatching");
-  // A Triton field hone does not serve is unknown too, not silently dropped.
+  // A Triton field hone does not serve is an error too, not silently dropped.
   parsed = ParseModelConfig("input [ { name: \"x\" allow_ragged_batch: true } ]", "c.pbtxt");
   ASSERT_FALSE(parsed.ok());
-  EXPECT_THAT(parsed.status().message(), HasSubstr("unknown field 'allow_ragged_batch' in ModelInput"));
+  EXPECT_THAT(parsed.status().message(), HasSubstr("hone does not support 'allow_ragged_batch' in ModelInput yet"));
 }
 
 TEST(ConfigTextTest, BadEnumNamesTheValueAndField) {

@@ -21,6 +21,18 @@ Status Bad(const ConfigSource& src, const std::string& message) {
 
 std::string Q(const std::string& s) { return "'" + s + "'"; }
 
+// " (Triton's ensembles)" for a platform or backend Triton users know by another name, else "".
+std::string KnownAs(const std::string& name) {
+  if (name == "ensemble") return " (Triton's ensembles)";
+  if (name == "python") return " (Triton's Python backend)";
+  if (name == "tensorrt_plan" || name == "tensorrt") return " (TensorRT engines)";
+  if (name == "pytorch_libtorch" || name == "pytorch") return " (TorchScript models)";
+  if (name == "tensorflow_savedmodel" || name == "tensorflow_graphdef" || name == "tensorflow")
+    return " (TensorFlow models)";
+  if (name == "openvino") return " (OpenVINO models)";
+  return "";
+}
+
 // Each dimension >= -1 (or >= `min` for warm-up dims, which must be concrete).
 Status CheckDims(const ConfigSource& src, const std::string& what, const std::string& field, const Shape& dims,
                  int64_t min) {
@@ -191,11 +203,13 @@ Status ValidateModelConfig(const inference::ModelConfig& config, const ConfigSou
   if (!config.name().empty() && !src.model_name.empty() && config.name() != src.model_name)
     return Bad(src, "name " + Q(config.name()) + " does not match the model directory " + Q(src.model_name));
   if (!config.platform().empty() && config.platform() != kPlatform)
-    return Status::Unimplemented(src.where + ": platform " + Q(config.platform()) + ": this build serves " +
-                                 std::string(kPlatform) + " only");
+    return Status::Unimplemented(src.where + ": hone does not support platform " + Q(config.platform()) +
+                                 KnownAs(config.platform()) + " yet: it serves " + std::string(kPlatform) +
+                                 " (ONNX models) only");
   if (!config.backend().empty() && config.backend() != kBackend)
-    return Status::Unimplemented(src.where + ": backend " + Q(config.backend()) + ": this build serves " +
-                                 std::string(kBackend) + " only");
+    return Status::Unimplemented(src.where + ": hone does not support backend " + Q(config.backend()) +
+                                 KnownAs(config.backend()) + " yet: it serves " + std::string(kBackend) +
+                                 " (ONNX models) only");
   if (config.max_batch_size() < 0)
     return Bad(src, "max_batch_size: expected >= 0, got " + std::to_string(config.max_batch_size()));
   HONE_RETURN_IF_ERROR(CheckIo(config, src));

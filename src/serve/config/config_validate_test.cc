@@ -49,7 +49,10 @@ TEST(ConfigValidateTest, NameMustMatchTheDirectory) {
 
 TEST(ConfigValidateTest, OnlyOnnxRuntime) {
   ExpectError("platform: \"tensorrt_plan\"", StatusCode::kUnimplemented, "platform 'tensorrt_plan'");
-  ExpectError("backend: \"python\"", StatusCode::kUnimplemented, "backend 'python'");
+  ExpectError("backend: \"python\"", StatusCode::kUnimplemented,
+              "hone does not support backend 'python' (Triton's Python backend) yet");
+  ExpectError("platform: \"ensemble\"", StatusCode::kUnimplemented,
+              "hone does not support platform 'ensemble' (Triton's ensembles) yet");
   EXPECT_TRUE(Validate("backend: \"onnxruntime\"").ok());
 }
 

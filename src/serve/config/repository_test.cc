@@ -108,7 +108,8 @@ TEST(RepositoryTest, ConfigErrorsNameTheFile) {
 
   repo.Write("m/config.pbtxt", "name: \"m\"\n  max_batch: 4\n");
   r = ReadRepositoryModelConfig(repo.str(), "m");
-  EXPECT_EQ(r.status().message(), repo.str() + "/m/config.pbtxt:2:3: unknown field 'max_batch' in ModelConfig");
+  EXPECT_EQ(r.status().message(), repo.str() + "/m/config.pbtxt:2:3: unknown field 'max_batch' in ModelConfig "
+                                              "(did you mean 'max_batch_size'?)");
 }
 
 TEST(RepositoryTest, LabelFilesMustExist) {

@@ -135,6 +135,7 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
   const std::string label = fmt::format("model '{}' version {}", loaded->name, request.version);
   HONE_RETURN_IF_ERROR(CheckClaimedBatching(*sessions.front(), request, completion, label, &config));
   loaded->metadata = sessions.front()->metadata();
+  LogVerbose(1, "{}: completed config: {}", label, config.ShortDebugString());
   loaded->reshape = std::make_shared<const IoReshape>(config);
   double open_ms = MillisSince(start);
 
@@ -156,7 +157,8 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
                                                request.metrics);
   HONE_ASSIGN_OR_RETURN(loaded->scheduler, Scheduler::Create(SchedulerOptionsFromConfig(config, request.version),
                                                              std::move(sessions), loaded->stats.get()));
-  LogInfo("model '{}' version {}: {} instance(s) x {} intra-op thread(s) ({} core(s) shared), max_batch_size {}, "
+  Log(LogLevel::kInfo, {{"model", loaded->name}, {"version", request.version}},
+      "model '{}' version {}: {} instance(s) x {} intra-op thread(s) ({} core(s) shared), max_batch_size {}, "
           "{}; opened in {:.1f} ms, warmed up ({}) in {:.1f} ms",
           loaded->name, request.version, instances, session_options.intra_op_threads, request.cores,
           config.max_batch_size(),

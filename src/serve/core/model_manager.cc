@@ -1,9 +1,12 @@
 #include "serve/core/model_manager.h"
 
+#include <charconv>
 #include <filesystem>
 #include <set>
 
 #include "base/log.h"
+#include "serve/config/config_complete.h"
+#include "serve/config/onnx_parameters.h"
 #include "serve/config/fingerprint.h"
 #include "serve/config/model_name.h"
 #include "serve/config/repository.h"
@@ -44,6 +47,21 @@ Result<ModelToLoad> ReadModelToLoad(const std::string& repository, const std::st
   return model;
 }
 
+// What a model asks of the cores: its instances over every version it loads, and its own thread count if set.
+ThreadDemand DemandOf(const std::string& name, const inference::ModelConfig& config, size_t versions) {
+  ThreadDemand demand;
+  demand.model = name;
+  demand.instances = TotalInstanceCount(config) * static_cast<int>(std::max<size_t>(versions, 1));
+  auto it = config.parameters().find(std::string(kIntraOpThreadCount));
+  if (it != config.parameters().end()) {
+    const std::string& text = it->second.string_value();
+    int threads = 1;  // a value that does not parse fails the load; count it as one thread meanwhile
+    std::from_chars(text.data(), text.data() + text.size(), threads);
+    demand.explicit_threads = threads;
+  }
+  return demand;
+}
+
 }  // namespace
 
 struct ModelManager::Slot {
@@ -68,6 +86,39 @@ ModelManager::~ModelManager() { UnloadAll(std::chrono::steady_clock::now() + kRe
 
 Result<std::vector<std::string>> ModelManager::RepositoryModels() const {
   return ListModels(repository_);
+}
+
+void ModelManager::PlanThreads(const std::vector<std::string>& names) {
+  std::lock_guard lock(demand_mu_);
+  for (const std::string& name : names) {
+    Result<RepositoryModelConfig> config = ReadRepositoryModelConfig(repository_, name);
+    if (!config.ok()) continue;
+    Result<std::string> dir = ModelDirectory(repository_, name);
+    Result<std::vector<int64_t>> available = dir.ok() ? ListVersions(*dir) : dir.status();
+    if (!available.ok()) continue;
+    Result<std::vector<int64_t>> versions =
+        SelectVersions(config->config.version_policy(), *available, config->source.where);
+    if (!versions.ok()) continue;
+    demands_[name] = DemandOf(name, config->config, versions->size());
+    const ThreadDemand& d = demands_[name];
+    LogVerbose(1, "model '{}': {} instance(s) over {} version(s) to share the cores{}", name, d.instances,
+               versions->size(),
+               d.explicit_threads ? fmt::format(" (its config sets intra_op_thread_count {})", *d.explicit_threads)
+                                  : std::string());
+  }
+}
+
+ThreadShare ModelManager::ShareFor(const ThreadDemand& demand) {
+  std::lock_guard lock(demand_mu_);
+  demands_[demand.model] = demand;
+  std::vector<ThreadDemand> all;
+  for (const auto& [name, d] : demands_) all.push_back(d);
+  return SplitThreads(cores_, all).at(demand.model);
+}
+
+void ModelManager::ForgetDemand(const std::string& name) {
+  std::lock_guard lock(demand_mu_);
+  demands_.erase(name);
 }
 
 std::shared_ptr<ModelManager::Slot> ModelManager::SlotFor(const std::string& name) {
@@ -106,10 +157,15 @@ Status ModelManager::Load(const std::string& name) {
     slot->loading = true;
   }
   auto finish_with_error = [&](const Status& status) {
-    std::lock_guard lock(slot->mu);
-    slot->loading = false;
-    if (slot->versions.empty()) slot->reason = status.message();
-    LogError("model '{}': load failed: {}", name, status.message());
+    bool serving = false;
+    {
+      std::lock_guard lock(slot->mu);
+      slot->loading = false;
+      serving = !slot->versions.empty();
+      if (!serving) slot->reason = status.message();
+    }
+    if (!serving) ForgetDemand(name);  // its instances never opened: the cores are the others'
+    Log(LogLevel::kError, {{"model", name}}, "model '{}': load failed: {}", name, status.message());
     return status;
   };
 
@@ -123,7 +179,13 @@ Status ModelManager::Load(const std::string& name) {
   }
   if (!model.ok()) return finish_with_error(model.status());
 
-  LogInfo("model '{}': loading version(s) {}", name, fmt::join(model->versions, ", "));
+  Log(LogLevel::kInfo, {{"model", name}}, "model '{}': loading version(s) {}", name, fmt::join(model->versions, ", "));
+  const ThreadShare share = ShareFor(DemandOf(name, model->config.config, model->versions.size()));
+  const int instances_per_version = TotalInstanceCount(model->config.config);
+  Log(LogLevel::kInfo, {{"model", name}}, "model '{}': {} intra-op thread(s) per instance x {} instance(s){}: {}",
+      name, share.threads_per_instance, instances_per_version,
+      model->versions.size() > 1 ? fmt::format(" x {} versions", model->versions.size()) : std::string(),
+      share.why);
   std::map<int64_t, std::shared_ptr<LoadedVersion>> loaded;
   std::map<int64_t, std::string> failed;
   for (int64_t version : model->versions) {
@@ -133,7 +195,8 @@ Status ModelManager::Load(const std::string& name) {
     request.has_config_file = model->config.has_config_file;
     request.source = model->config.source;
     request.version = version;
-    request.cores = cores_;
+    // What this model's instances share: LoadVersion gives each cores / instances when the config sets none.
+    request.cores = share.threads_per_instance * instances_per_version;
     request.metrics = metrics_;
     request.default_warmup = default_warmup_;
     Result<std::shared_ptr<LoadedVersion>> version_loaded = LoadVersion(request);
@@ -141,7 +204,8 @@ Status ModelManager::Load(const std::string& name) {
       loaded[version] = std::move(*version_loaded);
     } else {
       failed[version] = version_loaded.status().message();
-      LogError("model '{}' version {}: {}", name, version, version_loaded.status().message());
+      Log(LogLevel::kError, {{"model", name}, {"version", version}}, "model '{}' version {}: {}", name, version,
+          version_loaded.status().message());
     }
   }
 
@@ -180,7 +244,8 @@ Status ModelManager::Load(const std::string& name) {
     }
   }
   StopAll(retired, std::chrono::steady_clock::now() + kReplaceGrace);
-  if (result.ok()) LogInfo("model '{}': ready", name);
+  if (Loaded(name).empty()) ForgetDemand(name);  // nothing serves: its instances hold no cores
+  if (result.ok()) Log(LogLevel::kInfo, {{"model", name}}, "model '{}': ready", name);
   return result;
 }
 
@@ -201,7 +266,8 @@ Status ModelManager::Unload(const std::string& name, std::chrono::steady_clock::
     for (auto& [version, loaded] : slot->versions) retired.push_back(loaded);
     slot->versions.clear();
   }
-  if (!retired.empty()) LogInfo("model '{}': unloading, letting in-flight requests finish", name);
+  if (!retired.empty())
+    Log(LogLevel::kInfo, {{"model", name}}, "model '{}': unloading, letting in-flight requests finish", name);
   StopAll(retired, deadline);
   {
     std::lock_guard lock(slot->mu);
@@ -209,7 +275,8 @@ Status ModelManager::Unload(const std::string& name, std::chrono::steady_clock::
     slot->reason = "unloaded";
     slot->attempted_fingerprint.clear();
   }
-  LogInfo("model '{}': unloaded", name);
+  ForgetDemand(name);
+  Log(LogLevel::kInfo, {{"model", name}}, "model '{}': unloaded", name);
   return Status::Ok();
 }
 

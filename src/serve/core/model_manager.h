@@ -17,6 +17,7 @@
 #include "base/result.h"
 #include "serve/core/loaded_version.h"
 #include "serve/core/server.h"
+#include "serve/core/thread_split.h"
 
 namespace hone::serve {
 
@@ -24,13 +25,17 @@ class MetricsRegistry;
 
 class ModelManager {
  public:
-  // `cores`: what the instances of one model share when its config sets no thread counts. `default_warmup`:
+  // `cores`: what the instances of every model share when their configs set no thread counts. `default_warmup`:
   // whether a model without model_warmup gets hone's own warm-up (LoadVersionRequest::default_warmup).
   ModelManager(std::string repository, int cores, MetricsRegistry* metrics, bool default_warmup = true);
   ~ModelManager();  // unloads everything, waiting for in-flight requests
 
   // Models present in the repository now (directory names), sorted.
   Result<std::vector<std::string>> RepositoryModels() const;
+
+  // Counts the instances of `names` before any of them loads, so that the first to load already shares the cores
+  // with the others (thread_split.h). A model whose config cannot be read is left out (its load fails anyway).
+  void PlanThreads(const std::vector<std::string>& names);
 
   // Loads or reloads `name` from the repository (the versions its version_policy selects). Versions that load
   // replace the ones serving; a version that fails keeps its predecessor serving. Ok when at least one version
@@ -57,6 +62,9 @@ class ModelManager {
   struct Slot;
   std::shared_ptr<Slot> SlotFor(const std::string& name);
   std::shared_ptr<Slot> FindSlot(const std::string& name) const;
+  // Records `demand` for its model and returns the intra-op threads each of its instances gets.
+  ThreadShare ShareFor(const ThreadDemand& demand);
+  void ForgetDemand(const std::string& name);
 
   const std::string repository_;
   const int cores_;
@@ -64,6 +72,8 @@ class ModelManager {
   const bool default_warmup_;
   mutable std::shared_mutex mu_;  // guards slots_ (the map, not the slots' contents)
   std::map<std::string, std::shared_ptr<Slot>> slots_;
+  std::mutex demand_mu_;  // guards demands_
+  std::map<std::string, ThreadDemand> demands_;  // models loaded or about to load: what they ask of the cores
 };
 
 }  // namespace hone::serve

@@ -3,6 +3,7 @@
 // registry; front ends own only their sockets and wire formats.
 //
 //   auto server = Server::Create(options);    // loads the startup models and warms them up
+//   // or, to listen before loading: Server::Open(options), start the front ends, then server->Start()
 //   server->Infer(std::move(request), [](Result<InferenceResponse> r) { ... });   // callback exactly once
 //   server->Shutdown(deadline);               // stop taking work, finish what is in flight
 //
@@ -36,7 +37,8 @@ struct ServerOptions {
   std::chrono::seconds repository_poll_interval{15};
   // Whether RepositoryIndex/LoadModel/UnloadModel may be called by clients (front ends check this).
   bool repository_api = true;
-  // Cores split among a model's instances when its config does not set thread counts; 0: the machine's.
+  // Cores split among the instances of all models whose configs do not set thread counts (thread_split.h); 0: the
+  // machine's.
   int cores = 0;
   // A model whose config has no model_warmup gets hone's own warm-up (inputs it generates; skipped with a warning
   // when the model takes none of them). false: such models load without any warm-up.
@@ -72,10 +74,21 @@ struct ServerMetadataInfo {
 
 class Server {
  public:
-  // NotFound if the repository does not exist. A model that fails to load does not fail Create: it shows as
-  // UNAVAILABLE with its reason in the index (and keeps the server not ready under strict readiness).
+  // Checks the repository and builds the server without loading a model: live, not ready until Start. NotFound
+  // when the repository is not a directory; in control mode none and poll, InvalidArgument when it holds no model
+  // (repository_check.h: says what a repository looks like, and names the folder probably meant). Explicit mode
+  // may start empty.
+  static Result<std::unique_ptr<Server>> Open(const ServerOptions& options);
+  // Open, then Start. A model that fails to load does not fail Create: it shows as UNAVAILABLE with its reason in
+  // the index (and keeps the server not ready under strict readiness).
   static Result<std::unique_ptr<Server>> Create(const ServerOptions& options);
   virtual ~Server() = default;
+
+  // Loads the startup models (control mode none and poll: every model in the repository; explicit:
+  // startup_models), then starts polling in poll mode. Call once. Ok when every one of them loaded; otherwise
+  // InvalidArgument naming each model that failed and why ("model 'a': ...; model 'b': ..."). The server keeps
+  // running either way (a model that failed is UNAVAILABLE in the index): exiting is the caller's choice.
+  virtual Status Start() = 0;
 
   virtual const ServerOptions& options() const = 0;
   virtual bool IsLive() const = 0;

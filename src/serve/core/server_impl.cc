@@ -10,6 +10,7 @@
 #include "base/version.h"
 #include "serve/config/config_types.h"
 #include "serve/config/model_name.h"
+#include "serve/config/repository_check.h"
 #include "serve/core/metrics.h"
 #include "serve/core/model_manager.h"
 #include "serve/core/server.h"
@@ -43,7 +44,8 @@ class ServerImpl final : public Server {
 
   ~ServerImpl() override { Shutdown(std::chrono::steady_clock::now() + kUnloadGrace); }
 
-  Status Start() {
+  Status Start() override {
+    if (started_ || start_called_.exchange(true)) return Status(StatusCode::kFailedPrecondition, "already started");
     std::vector<std::string> to_load;
     if (options_.control_mode == ModelControlMode::kExplicit) {
       for (const auto& name : options_.startup_models) {
@@ -62,11 +64,22 @@ class ServerImpl final : public Server {
     }
     LogInfo("repository '{}': {} model(s) to load, {} core(s) to share", options_.model_repository,
             to_load.size(), Cores(options_));
-    for (const auto& name : to_load) (void)manager_.Load(name);  // failures show in the index and readiness
+    manager_.PlanThreads(to_load);
+    std::string failures;
+    for (const auto& name : to_load) {
+      // Failures also show in the index and in readiness.
+      if (Status s = manager_.Load(name); !s.ok()) {
+        // Load's own message may name the model already ("failed to load model 'a': ...").
+        const bool named = s.message().find("model '" + name + "'") != std::string::npos;
+        failures += fmt::format("{}{}{}", failures.empty() ? "" : "; ",
+                                named ? "" : fmt::format("model '{}': ", name), s.message());
+      }
+    }
     started_ = true;
     if (options_.control_mode == ModelControlMode::kPoll) {
       poller_ = std::thread([this] { PollLoop(); });
     }
+    if (!failures.empty()) return Status::InvalidArgument(failures);
     return Status::Ok();
   }
 
@@ -214,6 +227,7 @@ class ServerImpl final : public Server {
   std::unique_ptr<MetricsRegistry> metrics_;  // declared before the manager: model stats feed it until unloaded
   ModelManager manager_;
   std::atomic<bool> started_{false};
+  std::atomic<bool> start_called_{false};
   std::atomic<bool> shutting_down_{false};
   std::mutex poll_mu_;
   std::condition_variable poll_cv_;
@@ -223,15 +237,22 @@ class ServerImpl final : public Server {
 
 }  // namespace
 
-Result<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(options.model_repository, ec)) {
-    return Status(StatusCode::kNotFound,
-                  fmt::format("model repository '{}' is not a directory", options.model_repository));
+Result<std::unique_ptr<Server>> Server::Open(const ServerOptions& options) {
+  Status models = ExpectModels(options.model_repository);
+  // An empty repository is how explicit mode starts when every model is loaded through the API later.
+  const bool may_be_empty =
+      options.control_mode == ModelControlMode::kExplicit && models.code() == StatusCode::kInvalidArgument;
+  if (!models.ok() && !may_be_empty) {
+    if (models.code() == StatusCode::kNotFound) return models;
+    return Status(models.code(), models.message() + "; --model-control-mode explicit may start with none");
   }
-  auto server = std::make_unique<ServerImpl>(options);
-  HONE_RETURN_IF_ERROR(server->Start());
-  return std::unique_ptr<Server>(std::move(server));
+  return std::unique_ptr<Server>(std::make_unique<ServerImpl>(options));
+}
+
+Result<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
+  HONE_ASSIGN_OR_RETURN(std::unique_ptr<Server> server, Open(options));
+  (void)server->Start();  // a model that fails is UNAVAILABLE in the index
+  return server;
 }
 
 }  // namespace hone::serve

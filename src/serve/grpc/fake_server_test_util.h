@@ -63,6 +63,7 @@ class FakeServer final : public Server {
   std::atomic<int> unloads{0};
   std::atomic<int> undelivered{0};  // RecordUndelivered calls
 
+  Status Start() override { return Status::Ok(); }  // nothing to load
   const ServerOptions& options() const override { return options_; }
   bool IsLive() const override { return true; }
   bool IsReady() const override { return ready; }

@@ -8,6 +8,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include "base/version.h"
 #include "serve/core/server.h"
 #include "serve/grpc/grpc_infer_client.h"
 #include "serve/grpc/grpc_server.h"
@@ -95,6 +96,11 @@ TEST_F(GrpcEndToEndTest, ReadyAndMetadata) {
   EXPECT_TRUE(*client_->IsModelReady("fashion"));
   EXPECT_TRUE(*client_->IsModelReady("fashion", 1));
   EXPECT_FALSE(*client_->IsModelReady("fashion", 2));
+
+  // The server's version is hone's one version (base/version.h), as over HTTP.
+  inference::ServerMetadataResponse server_metadata;
+  ASSERT_TRUE(stub_->ServerMetadata(Context().get(), {}, &server_metadata).ok());
+  EXPECT_EQ(server_metadata.version(), std::string(HoneVersion()));
 
   inference::ModelMetadataRequest request;
   request.set_name("fashion");

@@ -1,5 +1,12 @@
 #include "serve/grpc/grpc_server.h"
 
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <mutex>
 #include <utility>
 
@@ -26,6 +33,45 @@ struct GrpcServer::Impl {
   std::once_flag shutdown_once;
 };
 
+namespace {
+
+// Why host:port cannot be bound, in the operating system's words ("address already in use"): gRPC only says that
+// it failed, so bind a plain socket there (and close it at once) to ask. "" when that bind works.
+std::string BindError(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  // "[::1]" as gRPC takes it is "::1" to getaddrinfo.
+  const std::string bare = host.size() > 2 && host.front() == '[' && host.back() == ']' ? host.substr(1, host.size() - 2) : host;
+  if (int rc = getaddrinfo(bare.c_str(), service.c_str(), &hints, &found); rc != 0) return gai_strerror(rc);
+  std::string error;
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    int fd = ::socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+    if (fd < 0) {
+      error = std::strerror(errno);
+      continue;
+    }
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    const int rc = ::bind(fd, a->ai_addr, a->ai_addrlen);
+    const int bind_errno = errno;
+    ::close(fd);
+    if (rc == 0) {
+      error.clear();
+      break;
+    }
+    error = std::strerror(bind_errno);
+  }
+  freeaddrinfo(found);
+  if (!error.empty()) error[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(error[0])));
+  return error;
+}
+
+}  // namespace
+
 Status GrpcServerOptions::Validate() const {
   if (host.empty()) return Status::InvalidArgument("gRPC host: expected an address such as 127.0.0.1");
   if (port < 0 || port > 65535)
@@ -42,8 +88,13 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::Start(Server& server, const Grpc
   impl->service = std::make_unique<InferenceService>(server, options.repository_api, impl->repository_work,
                                                      options.max_message_bytes);
 
-  ::grpc::ServerBuilder builder;
   const std::string listen = HostPort(options.host, options.port);
+  // Asked first, so that a port in use is one clean error rather than gRPC's own multi-line log of it too.
+  if (options.port != 0) {
+    if (std::string why = BindError(options.host, options.port); !why.empty())
+      return Status::Unavailable("cannot listen on " + listen + ": " + why);
+  }
+  ::grpc::ServerBuilder builder;
   builder.AddListeningPort(listen, ::grpc::InsecureServerCredentials(), &impl->port);
   builder.RegisterService(impl->service.get());
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
@@ -52,8 +103,11 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::Start(Server& server, const Grpc
   // its traffic; a port conflict must be an error instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   impl->server = builder.BuildAndStart();
-  if (!impl->server || impl->port == 0)
-    return Status::Unavailable("gRPC: cannot listen on " + listen + " (address in use or not local?)");
+  if (!impl->server || impl->port == 0) {
+    const std::string why = BindError(options.host, options.port);
+    return Status::Unavailable("cannot listen on " + listen + ": " +
+                               (why.empty() ? "gRPC could not bind it (not a local address?)" : why));
+  }
   impl->address = HostPort(options.host, impl->port);
   return std::unique_ptr<GrpcServer>(new GrpcServer(std::move(impl)));
 }

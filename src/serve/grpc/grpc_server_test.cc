@@ -24,6 +24,8 @@ TEST_F(GrpcServerTest, APortInUseIsAnError) {
   auto second = GrpcServer::Start(fake_, options);
   EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(second.status().message(), HasSubstr("cannot listen on 127.0.0.1:" + std::to_string(grpc_->port())));
+  // The operating system's reason, which gRPC itself does not give.
+  EXPECT_THAT(second.status().message(), HasSubstr(": address already in use"));
 }
 
 TEST_F(GrpcServerTest, OptionsAreValidated) {

@@ -98,6 +98,8 @@ Reactor* InferenceService::ModelInfer(Context* context, const inference::ModelIn
                                       inference::ModelInferResponse* response) {
   std::shared_ptr<InferCallMessages> messages = MessagesOf(context);
   if (!messages) return Finish(context, Status::Internal("ModelInfer: messages not allocated by the front end"));
+  LogVerbose(2, "gRPC: ModelInfer model '{}' version '{}' ({} input(s))", request->model_name(),
+             request->model_version(), request->inputs_size());
   // The request's tensors borrow `messages->request` (the same object as *request); keep_alive owns it.
   Result<InferenceRequest> converted = ToInferenceRequest(*request, messages);
   if (!converted.ok()) return Finish(context, converted.status());

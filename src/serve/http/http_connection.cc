@@ -4,6 +4,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "base/log.h"
+
 
 namespace hone::serve::http {
 namespace {
@@ -100,6 +102,7 @@ void HttpConnection::OnRequest(beast::error_code ec) {
   ApiRequest api;
   api.method = MethodOf(req.method());
   api.target = std::string(req.target());
+  LogVerbose(2, "http: {} {} ({} body bytes)", std::string_view(req.method_string()), api.target, req.body().size());
   api.body = std::make_shared<BodyBuffer>(std::move(req.body()));
   if (auto it = req.find(kInferHeaderLength); it != req.end()) api.header_length = std::string(it->value());
   api.content_encoding = std::string(req[bhttp::field::content_encoding]);

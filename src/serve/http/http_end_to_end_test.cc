@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "base/version.h"
 #include "serve/core/server.h"
 #include "serve/http/http_infer_client.h"
 #include "serve/http/http_server.h"
@@ -112,6 +113,16 @@ TEST_F(EndToEndTest, MetadataConfigAndReadiness) {
   EXPECT_EQ(config["name"], "fashion");
   EXPECT_EQ(config["input"][0]["name"], "image");
   EXPECT_EQ(Fetch(http_->port(), "GET", "/v2/models/nope/config").status, 400);
+}
+
+TEST_F(EndToEndTest, ServerMetadataVersionIsHonesOne) {
+  auto r = Fetch(http_->port(), "GET", "/v2");
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto doc = nlohmann::json::parse(r.body);
+  EXPECT_EQ(doc["name"], "hone");
+  // The one version (base/version.h), the same every report carries; it once said 0.0.0 here.
+  EXPECT_EQ(doc["version"], std::string(HoneVersion()));
+  EXPECT_NE(doc["version"], "0.0.0");
 }
 
 TEST_F(EndToEndTest, InferMatchesTheReferenceInEveryEncoding) {

@@ -1,5 +1,7 @@
 #include "serve/http/http_server.h"
 
+#include <cctype>
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -117,9 +119,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(Server& server, const Http
   if (!ec) acceptor.bind(endpoint, ec);
   if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (!ec) impl->port = acceptor.local_endpoint(ec).port();
-  if (ec)
-    return Status::Unavailable("http: cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " +
-                               ec.message());
+  if (ec) {
+    std::string why = ec.message();  // "Address already in use"
+    if (!why.empty()) why[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(why[0])));
+    return Status::Unavailable("cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " + why);
+  }
   impl->Accept();
   for (int i = 0; i < options.threads; ++i) impl->threads.emplace_back([io = &impl->io] { io->run(); });
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));

@@ -370,6 +370,7 @@ TEST(HttpServerOptionsTest, InvalidOptionsAndBusyPorts) {
   auto second = HttpServer::Start(server, options);
   EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(second.status().message(), HasSubstr("cannot listen on 127.0.0.1:"));
+  EXPECT_THAT(second.status().message(), HasSubstr(": address already in use"));
   options.host = "no such host.invalid";
   EXPECT_EQ(HttpServer::Start(server, options).status().code(), StatusCode::kInvalidArgument);
 }

@@ -29,6 +29,7 @@ class TestServer : public Server {
   std::atomic<bool> ready{true};
   Status fail_status = Status::Internal("the model failed");
 
+  Status Start() override { return Status::Ok(); }  // nothing to load
   const ServerOptions& options() const override { return options_; }
   ServerOptions& mutable_options() { return options_; }
   bool IsLive() const override { return live; }
