@@ -7,6 +7,8 @@
 #include <ctime>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace hone {
 namespace {
 
@@ -35,26 +37,6 @@ const char* LevelName(LogLevel level) {
     case LogLevel::kError: return "ERROR";
   }
   return "?";
-}
-
-// `s` as the inside of a JSON string: quotes, backslashes and control characters escaped (the rest, UTF-8
-// included, passes through; JSON allows it).
-void AppendJsonEscaped(std::string& out, std::string_view s) {
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
-        } else {
-          out += c;
-        }
-    }
-  }
 }
 
 // "2026-12-02T15:31:07.123456Z"
@@ -95,24 +77,17 @@ LogFormat GetLogFormat() { return static_cast<LogFormat>(format.load(std::memory
 std::string FormatLogLine(LogFormat f, LogLevel level, std::string_view message, const LogFields& fields,
                           int64_t unix_micros) {
   if (f == LogFormat::kText) return fmt::format("{} {} {}\n", LevelLetter(level), Timestamp(unix_micros), message);
-  std::string line = fmt::format(R"({{"timestamp":"{}","level":"{}","message":")", Timestamp(unix_micros),
-                                 LevelName(level));
-  AppendJsonEscaped(line, message);
-  line += '"';
+  // nlohmann escapes what JSON needs and replaces bytes that are not UTF-8; ordered, so that each line starts with
+  // the same three keys.
+  nlohmann::ordered_json j = {{"timestamp", Timestamp(unix_micros)}, {"level", LevelName(level)},
+                              {"message", std::string(message)}};
   for (const LogField& field : fields) {
-    line += ",\"";
-    AppendJsonEscaped(line, field.key);
-    line += "\":";
-    if (field.number) {
-      line += field.value;
-    } else {
-      line += '"';
-      AppendJsonEscaped(line, field.value);
-      line += '"';
-    }
+    if (field.number)
+      j[std::string(field.key)] = std::stoll(field.value);
+    else
+      j[std::string(field.key)] = field.value;
   }
-  line += "}\n";
-  return line;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 void WriteLogLine(LogLevel level, std::string_view message, const LogFields& fields) {
