@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "bench/resource_usage.h"
+#include "bench/sweep_progress.h"
 #include "bench/system_info.h"
 #include "runtime/input_pool.h"
 #include "runtime/session.h"
@@ -77,11 +78,20 @@ Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& h
   load.arrival = settings.arrival;
   load.arrival_seed = settings.arrival_seed;
   load.open_loop_workers = settings.open_loop_workers > 0 ? settings.open_loop_workers : 64;
+  load.stop = hooks.stop;
 
   std::vector<runtime::SessionOptions> configs = settings.runtime.Expand();
+  std::vector<std::string> session_labels;
+  for (const auto& c : configs) session_labels.push_back(c.ToString());
   std::optional<runtime::InputPool> pool;
   std::vector<int64_t> batches = settings.batch_sizes;
+  std::optional<SweepProgress> sweep;  // once the batch sizes, and so the points, are known
+  size_t next = 0;                     // the sweep's next point
   for (size_t s = 0; s < configs.size(); ++s) {
+    if (sweep && sweep->stopped()) {  // Ctrl-C between points: do not load another session
+      sweep->Interrupted(next, report);
+      break;
+    }
     say("loading " + settings.model_path + " (" + configs[s].ToString() + ")");
     SessionRecord record;
     record.options = configs[s];
@@ -95,10 +105,12 @@ Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& h
       report.cold_start.resolution = ProcessStartResolution();
       for (const auto& in : session->metadata().inputs) report.model_inputs.push_back(in.ToString());
       for (const auto& out : session->metadata().outputs) report.model_outputs.push_back(out.ToString());
+      report.model_metadata = session->metadata();
       HONE_ASSIGN_OR_RETURN(auto p, runtime::InputPool::Create(session->metadata(), settings.inputs));
       pool.emplace(std::move(p));
       DescribeInputs(*pool, report);
       HONE_ASSIGN_OR_RETURN(batches, ResolveBatches(*pool, settings.batch_sizes));
+      sweep.emplace(hooks.progress, hooks.stop, ExpandPoints(settings, configs.size(), batches), session_labels);
     }
 
     // The first request after load is often much slower (allocations, lazy kernel selection): time it apart.
@@ -116,12 +128,24 @@ Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& h
     std::vector<BenchPoint> points = ExpandPoints(settings, 1, batches);
     for (BenchPoint& point : points) {
       point.session_index = s;
+      if (sweep->stopped()) break;
       HONE_ASSIGN_OR_RETURN(RequestSet requests, MakeRequests(*pool, point.batch));
       say("measuring " + point.Label() + " (" + configs[s].ToString() + ")");
-      HONE_ASSIGN_OR_RETURN(PointResult result,
-                            MeasurePoint(target, requests, point, settings.run, load, hooks.window_done));
-      result.request_bytes = RequestBytes(requests);
-      report.points.push_back(std::move(result));
+      const size_t index = next;
+      ProgressFn on_window = [&](const WindowProgress& w) {
+        sweep->Window(index, w);
+        if (hooks.window_done) hooks.window_done(w);
+      };
+      Result<PointResult> result = MeasurePoint(target, requests, point, settings.run, load, on_window);
+      if (result.status().code() == StatusCode::kCancelled) break;
+      HONE_RETURN_IF_ERROR(result.status());
+      result->request_bytes = RequestBytes(requests);
+      report.points.push_back(std::move(*result));
+      sweep->Done(next++);
+    }
+    if (sweep->stopped()) {
+      sweep->Interrupted(next, report);
+      break;
     }
   }
   report.system = ReadSystemInfo();

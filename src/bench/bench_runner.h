@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "base/progress.h"
 #include "base/result.h"
 #include "bench/load_generator.h"
 #include "bench/results.h"
@@ -12,13 +13,20 @@
 
 namespace hone::bench {
 
+// What a caller sees and controls of a running benchmark. Everything may be left empty: the runner is quiet then.
 struct RunnerHooks {
   ProgressFn window_done;                                 // after each measurement window
   std::function<void(const std::string&)> status;         // "loading model (intra=2 ...)" and the like
+  // Points of the sweep: "point 3 of 12: concurrency 4, batch 1", with each window's figures as they come.
+  Progress* progress = nullptr;
+  // Set (by InterruptScope, interrupt.h) to stop the sweep: the point being measured is dropped, no further point
+  // runs, and the report of the points that finished comes back with interrupted and points_not_run filled in.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // InvalidArgument/NotFound for bad settings, a model that does not load, or inputs that do not fit the model:
 // the message names the thing at fault. Request errors during measurement are counted in the report instead.
+// Settings that could never finish (RunLength::CheckCanFinish) are refused before the model loads.
 Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& hooks = {});
 
 // Builds the requests for `batch`: up to 64 distinct batches cut from the pool in order.

@@ -9,6 +9,9 @@
 #include <mutex>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "base/units.h"
 #include "bench/resource_usage.h"
 #include "bench/window_sizing.h"
 
@@ -25,17 +28,25 @@ class Recorder {
     LatencyHistogram latency;
     uint64_t ok = 0, errors = 0, started = 0;
     std::string first_error;
+    // Client-side phases of the successful requests whose target timed them (RequestPhases).
+    uint64_t timed = 0;
+    std::chrono::nanoseconds send{0}, recv{0};
   };
 
   void Started() {
     std::lock_guard lock(mu_);
     ++current_.started;
   }
-  void Finished(Clock::duration latency, const Status& status) {
+  void Finished(Clock::duration latency, const Status& status, const RequestPhases& phases) {
     std::lock_guard lock(mu_);
     if (status.ok()) {
       current_.latency.Record(static_cast<uint64_t>(std::chrono::nanoseconds(latency).count()));
       ++current_.ok;
+      if (phases.timed) {
+        ++current_.timed;
+        current_.send += phases.send;
+        current_.recv += phases.recv;
+      }
     } else {
       if (current_.errors++ == 0) current_.first_error = status.ToString();
     }
@@ -49,9 +60,13 @@ class Recorder {
     into.ok += current_.ok;
     into.errors += current_.errors;
     into.started += current_.started;
+    into.timed += current_.timed;
+    into.send += current_.send;
+    into.recv += current_.recv;
     if (into.first_error.empty()) into.first_error = current_.first_error;
     current_.latency.Reset();
-    current_.ok = current_.errors = current_.started = 0;
+    current_.ok = current_.errors = current_.started = current_.timed = 0;
+    current_.send = current_.recv = std::chrono::nanoseconds(0);
     current_.first_error.clear();
   }
 
@@ -104,8 +119,9 @@ class Load {
   void Send(Recorder& recorder, size_t request_index, Clock::time_point counted_from) {
     recorder.Started();
     in_flight_.fetch_add(1, std::memory_order_relaxed);
-    Status status = target_.Infer(requests_[request_index % requests_.size()]);
-    recorder.Finished(Clock::now() - counted_from, status);
+    RequestPhases phases;
+    Status status = target_.InferTimed(requests_[request_index % requests_.size()], phases);
+    recorder.Finished(Clock::now() - counted_from, status, phases);
     in_flight_.fetch_sub(1, std::memory_order_relaxed);
     completed_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -187,7 +203,23 @@ Verdict RateKeptUp(double achieved, double target, double tolerance) {
   return v;
 }
 
+bool Stopped(const LoadOptions& options) {
+  return options.stop != nullptr && options.stop->load(std::memory_order_relaxed);
+}
+
+// How often a window's wait looks at the stop flag: short enough that Ctrl-C feels immediate, long enough to cost
+// nothing.
+constexpr auto kStopPoll = std::chrono::milliseconds(50);
+
 }  // namespace
+
+std::string DescribeWindow(const WindowProgress& p) {
+  if (p.window.requests == 0)  // nothing measured: say so rather than print 0 req/s and 0 ns
+    return fmt::format("window {}: no request completed in {:.1f} s ({} in flight)", p.window_index + 1,
+                       p.window.duration_s, p.window.in_flight);
+  return fmt::format("window {}: {:.1f} req/s, p99 {}", p.window_index + 1, p.window.throughput_per_s,
+                     FormatDuration(static_cast<double>(p.window.p99_ns)));
+}
 
 Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, const BenchPoint& point,
                                  const RunLength& run, const LoadOptions& load_options, const ProgressFn& progress) {
@@ -218,8 +250,10 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
   if (point.mode == LoadMode::kOpenLoop)
     warmup_requests = std::min<uint64_t>(warmup_requests, static_cast<uint64_t>(std::ceil(point.rate * run.warmup_s)));
   while ((load.completed() < warmup_requests || Clock::now() - warmup_start < warmup_time) &&
-         Clock::now() - warmup_start < warmup_limit)
+         Clock::now() - warmup_start < warmup_limit && !Stopped(load_options))
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const Status interrupted(StatusCode::kCancelled, "interrupted during '" + point.Label() + "'");
+  if (Stopped(load_options)) return interrupted;
   PointResult result;
   result.point = point;
   // Errors anywhere in the point count towards the exit code, warm-up included; the table's error rate is the
@@ -248,7 +282,10 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
   Clock::time_point window_start = Clock::now();
   auto cpu_start = ProcessCpuTime();
   do {
-    std::this_thread::sleep_until(window_start + window_length);
+    for (Clock::time_point end = window_start + window_length; Clock::now() < end;) {
+      if (Stopped(load_options)) return interrupted;  // Load's destructor stops the senders
+      std::this_thread::sleep_until(std::min(end, Clock::now() + kStopPoll));
+    }
     Window w;
     w.data = load.Take();
     count_errors(w.data);
@@ -274,7 +311,12 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
   } while (result.decision == Decision::kContinue);
   load.Stop();
 
+  uint64_t timed = 0;
+  std::chrono::nanoseconds send{0}, recv{0};
   for (const Window& w : recent) {
+    timed += w.data.timed;
+    send += w.data.send;
+    recv += w.data.recv;
     result.latency.Merge(w.data.latency);
     result.requests += w.data.ok;
     result.errors += w.data.errors;
@@ -282,6 +324,10 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
     if (result.first_error.empty()) result.first_error = w.data.first_error;
     result.cpu_time += w.cpu;
     result.duration_s += w.duration_s;
+  }
+  if (timed > 0) {
+    result.client = ClientBreakdown{timed, static_cast<double>(send.count()) / 1e3 / static_cast<double>(timed),
+                                    static_cast<double>(recv.count()) / 1e3 / static_cast<double>(timed)};
   }
   result.verdicts = CheckWindows(result.windows, run.stability);
   if (point.mode == LoadMode::kOpenLoop) {

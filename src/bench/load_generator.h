@@ -3,7 +3,9 @@
 // arrival times (arrival_schedule.h) are pure and tested on their own.
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "base/result.h"
@@ -21,6 +23,9 @@ struct LoadOptions {
   ArrivalProcess arrival = ArrivalProcess::kPoisson;
   uint64_t arrival_seed = 1;
   int open_loop_workers = 64;
+  // When set (may be null), the point stops early: checked during warm-up and every 50 ms of a window
+  // (interrupt.h). MeasurePoint then returns Cancelled and the point's measurements are dropped.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct WindowProgress {
@@ -29,9 +34,11 @@ struct WindowProgress {
   WindowSummary window;
 };
 using ProgressFn = std::function<void(const WindowProgress&)>;
+// "window 2: 812.4 req/s, p99 1.23 ms", or "window 2: no request completed in 1.0 s (1 in flight)".
+std::string DescribeWindow(const WindowProgress& progress);
 
 // Runs `point` against `target` with `requests` (not empty). Errors from the target are counted in the result;
-// only a misuse (no requests) is an error.
+// only a misuse (no requests) is an error, and Cancelled when load.stop was set before the point finished.
 Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, const BenchPoint& point,
                                  const RunLength& run, const LoadOptions& load, const ProgressFn& progress = {});
 

@@ -23,8 +23,15 @@ class HttpClient final : public RemoteClient {
     HONE_ASSIGN_OR_RETURN(auto client, serve::http::HttpInferClient::Connect(host_, static_cast<uint16_t>(port_)));
     return std::unique_ptr<RemoteClient>(new HttpClient(settings_, host_, port_, std::move(client)));
   }
-  Status Infer(std::span<const NamedTensor> inputs) override {
-    return client_->Infer(settings_.model, settings_.version, inputs, options_).status();
+  Status Infer(std::span<const NamedTensor> inputs, RequestPhases* phases) override {
+    Status status = client_->Infer(settings_.model, settings_.version, inputs, options_).status();
+    if (phases && status.ok()) {
+      const auto& times = client_->last_call_times();
+      phases->send = times.send;
+      phases->recv = times.recv;
+      phases->timed = true;
+    }
+    return status;
   }
   Result<serve::ModelMetadataInfo> Metadata() override {
     return client_->GetModelMetadata(settings_.model, settings_.version);
@@ -61,7 +68,8 @@ class GrpcClient final : public RemoteClient {
   Result<std::unique_ptr<RemoteClient>> Clone() const override {
     return std::unique_ptr<RemoteClient>(new GrpcClient(settings_, client_->Clone()));
   }
-  Status Infer(std::span<const NamedTensor> inputs) override {
+  // As for HTTP: the gRPC client's synchronous call does not split serialization from the wait.
+  Status Infer(std::span<const NamedTensor> inputs, RequestPhases*) override {
     return client_->Infer(settings_.model, settings_.version, inputs).status();
   }
   Result<serve::ModelMetadataInfo> Metadata() override {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "bench/target.h"  // RequestPhases
 #include "serve/core/model_stats.h"
 #include "serve/core/server.h"  // ModelMetadataInfo
 #include "tensor/npz.h"          // NamedTensor
@@ -34,7 +35,9 @@ class RemoteClient {
   virtual ~RemoteClient() = default;
 
   virtual Result<std::unique_ptr<RemoteClient>> Clone() const = 0;
-  virtual Status Infer(std::span<const NamedTensor> inputs) = 0;
+  // One inference. `phases` (may be null) gets the client-side send and receive times when the protocol client
+  // reports them; it is left untouched (timed false) otherwise.
+  virtual Status Infer(std::span<const NamedTensor> inputs, RequestPhases* phases = nullptr) = 0;
   virtual Result<serve::ModelMetadataInfo> Metadata() = 0;
   virtual Result<serve::ModelStatsSnapshot> Statistics() = 0;
   virtual Result<bool> IsModelReady() = 0;

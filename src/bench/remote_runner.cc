@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bench/remote_target.h"
+#include "bench/sweep_progress.h"
 #include "bench/system_info.h"
 #include "runtime/input_pool.h"
 
@@ -75,6 +76,7 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
   if (settings.mode == LoadMode::kOpenLoop) report.arrival = ArrivalName(settings.arrival);
   for (const auto& in : metadata.inputs) report.model_inputs.push_back(in.ToString());
   for (const auto& out : metadata.outputs) report.model_outputs.push_back(out.ToString());
+  report.model_metadata = metadata;
 
   HONE_ASSIGN_OR_RETURN(runtime::InputPool pool, runtime::InputPool::Create(metadata, settings.inputs));
   DescribeInputs(pool, report);
@@ -84,23 +86,36 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
   load.arrival = settings.arrival;
   load.arrival_seed = settings.arrival_seed;
   load.open_loop_workers = settings.open_loop_workers > 0 ? settings.open_loop_workers : 64;
+  load.stop = hooks.stop;
 
   std::vector<std::string> names;
   for (const auto& in : metadata.inputs) names.push_back(in.name);
   HONE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteClient> prototype, control->Clone());
   RemoteTarget target(std::move(prototype), names);
-  for (BenchPoint& point : ExpandPoints(settings, 1, batches)) {
+  const std::vector<BenchPoint> points = ExpandPoints(settings, 1, batches);
+  SweepProgress sweep(hooks.progress, hooks.stop, points, {"server"});
+  for (size_t i = 0; i < points.size(); ++i) {
+    const BenchPoint& point = points[i];
+    if (sweep.stopped()) break;
     HONE_ASSIGN_OR_RETURN(RequestSet requests, MakeRequests(pool, point.batch));
     say("measuring " + point.Label() + " against " + remote.url);
     Result<serve::ModelStatsSnapshot> before = control->Statistics();
-    HONE_ASSIGN_OR_RETURN(PointResult result,
-                          MeasurePoint(target, requests, point, settings.run, load, hooks.window_done));
-    result.request_bytes = RequestBytes(requests);
+    ProgressFn on_window = [&](const WindowProgress& w) {
+      sweep.Window(i, w);
+      if (hooks.window_done) hooks.window_done(w);
+    };
+    Result<PointResult> result = MeasurePoint(target, requests, point, settings.run, load, on_window);
+    if (result.status().code() == StatusCode::kCancelled) break;
+    HONE_RETURN_IF_ERROR(result.status());
+    result->request_bytes = RequestBytes(requests);
     Result<serve::ModelStatsSnapshot> after = control->Statistics();
     // A server without the statistics extension still gets measured; it just has no breakdown.
-    if (before.ok() && after.ok()) result.server = BreakdownBetween(*before, *after);
-    report.points.push_back(std::move(result));
+    if (before.ok() && after.ok()) result->server = BreakdownBetween(*before, *after);
+    report.points.push_back(std::move(*result));
+    sweep.Done(i);
+    if (sweep.stopped()) break;
   }
+  if (sweep.stopped()) sweep.Interrupted(report.points.size(), report);
   report.system = ReadSystemInfo();
   return report;
 }

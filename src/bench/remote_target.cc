@@ -28,13 +28,18 @@ void RemoteTarget::Release(std::unique_ptr<Connection> connection) {
 }
 
 Status RemoteTarget::Infer(std::span<const Tensor> inputs) {
+  RequestPhases ignored;
+  return InferTimed(inputs, ignored);
+}
+
+Status RemoteTarget::InferTimed(std::span<const Tensor> inputs, RequestPhases& phases) {
   if (inputs.size() != input_names_.size()) {
     return Status::InvalidArgument("request has " + std::to_string(inputs.size()) + " inputs, the model " +
                                    std::to_string(input_names_.size()));
   }
   HONE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection, Acquire());
   for (size_t i = 0; i < inputs.size(); ++i) connection->named[i].tensor = inputs[i];
-  Status status = connection->client->Infer(connection->named);
+  Status status = connection->client->Infer(connection->named, &phases);
   for (auto& named : connection->named) named.tensor = Tensor();  // do not keep request bytes alive
   // A connection that failed at the transport level is dropped; the next request opens a fresh one.
   if (status.ok() || (status.code() != StatusCode::kUnavailable && status.code() != StatusCode::kDeadlineExceeded)) {

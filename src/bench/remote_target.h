@@ -18,6 +18,7 @@ class RemoteTarget : public Target {
   // `prototype` is a connected client; `input_names` the model's inputs in the order requests hold them.
   RemoteTarget(std::unique_ptr<RemoteClient> prototype, std::vector<std::string> input_names);
   Status Infer(std::span<const Tensor> inputs) override;
+  Status InferTimed(std::span<const Tensor> inputs, RequestPhases& phases) override;
   std::string Describe() const override;
 
  private:

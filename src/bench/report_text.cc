@@ -55,6 +55,19 @@ void AppendSessions(std::string& out, const BenchReport& r) {
                      FormatDuration(Ns(r.cold_start.to_first_result)), FormatDuration(Ns(r.cold_start.resolution)));
 }
 
+// A sweep stopped by Ctrl-C: what the table above covers, and what it does not.
+void AppendInterrupted(std::string& out, const BenchReport& r) {
+  if (!r.interrupted) return;
+  const size_t total = r.points.size() + r.points_not_run.size();
+  out += fmt::format("\nINTERRUPTED (Ctrl-C): {} of {} points finished and are reported above; not run:\n",
+                     r.points.size(), total);
+  for (const BenchPoint& p : r.points_not_run)
+    // A session not yet loaded has no record: name it by its place in the runtime sweep, as the table does.
+    out += fmt::format("  - {}{}\n", p.Label(),
+                       r.sessions.size() > 1 || p.session_index > 0 ? fmt::format(", session [{}]", p.session_index)
+                                                                   : std::string());
+}
+
 // Points whose windows grew past --window-ms for a slow target: how long they lasted and why.
 void AppendWindowNotes(std::string& out, const BenchReport& r) {
   for (const PointResult& p : r.points) {
@@ -131,6 +144,7 @@ std::string ReportToText(const BenchReport& r) {
                          s.failures, s.average_batch());
     }
   }
+  AppendInterrupted(out, r);
   for (const PointResult& p : r.points) {
     if (p.errors_anywhere > 0)
       out += fmt::format("errors at '{}': {} in the whole point ({} of {} in the reported windows), first: {}\n",

@@ -24,6 +24,29 @@ Status RunLength::Validate() const {
   return stability.Validate();
 }
 
+Status RunLength::CheckCanFinish() const {
+  HONE_RETURN_IF_ERROR(Validate());
+  if (max_window_s < window_s)
+    return Status::InvalidArgument(fmt::format(
+        "--max-window-ms {:g} is below --window-ms {:g}: windows start at --window-ms and grow up to "
+        "--max-window-ms for a slow target; raise --max-window-ms to {:g} or more, or lower --window-ms",
+        max_window_s * 1e3, window_s * 1e3, window_s * 1e3));
+  const double covered_s = stability.windows * window_s;
+  // A small allowance for the floating-point product (3 x 0.1 s must meet 0.3 s).
+  if (covered_s < stability.min_duration_s * (1 - 1e-9)) {
+    const double window_ms_needed = std::ceil(stability.min_duration_s * 1e3 / stability.windows);
+    const int windows_needed = static_cast<int>(std::ceil(stability.min_duration_s / window_s - 1e-9));
+    return Status::InvalidArgument(fmt::format(
+        "--stability-windows {} x --window-ms {:g} cover {:g} s, less than --min-duration-s {:g}: a target fast "
+        "enough to fill its windows could never be reported stable, so the run would end unstable after "
+        "--max-windows {}; raise --window-ms to {:g} or more, or --stability-windows to {} (and --max-windows with "
+        "it), or lower --min-duration-s to {:g}",
+        stability.windows, window_s * 1e3, covered_s, stability.min_duration_s, stability.max_windows,
+        window_ms_needed, windows_needed, covered_s));
+  }
+  return Status::Ok();
+}
+
 std::vector<runtime::SessionOptions> RuntimeSweep::Expand() const {
   std::vector<runtime::SessionOptions> out;
   for (int intra : intra_op_threads)
@@ -72,7 +95,7 @@ Status BenchSettings::Validate() const {
     for (int t : *list)
       if (t < 0) return Status::InvalidArgument("thread count " + std::to_string(t) + ": expected >= 0 (0: default)");
   for (auto o : runtime.Expand()) HONE_RETURN_IF_ERROR(o.Validate());
-  return run.Validate();
+  return run.CheckCanFinish();
 }
 
 std::string BenchPoint::Label() const {

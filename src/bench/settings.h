@@ -33,7 +33,14 @@ struct RunLength {
   // When to stop measuring: the last `windows` windows agree within `tolerance` on throughput and p99.
   StabilitySettings stability;
 
+  // Each field in its range. MeasurePoint checks this much.
   Status Validate() const;
+  // Validate, and that these settings can ever produce a report worth the name, so that a run that cannot is
+  // refused before anything loads (InvalidArgument naming the flags and their numbers):
+  //   --max-window-ms must not be below --window-ms (windows only grow, from the one to the other);
+  //   the reported windows, --stability-windows of them at least --window-ms long, must be able to cover
+  //   --min-duration-s for a target fast enough to fill a window (else it is never reported stable).
+  Status CheckCanFinish() const;
 };
 
 // Each runtime knob takes a list; the sweep runs every combination.

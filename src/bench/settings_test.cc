@@ -68,6 +68,35 @@ TEST(SettingsTest, ValidateNamesTheFlag) {
   EXPECT_FALSE(no_model.Validate().ok());
 }
 
+// Settings that could never give a stable report are refused up front, naming the flags and their numbers.
+TEST(SettingsTest, RefusesARunThatCanNeverFinish) {
+  RunLength run;  // the defaults: 3 windows of 1 s, at least 1 s measured
+  EXPECT_TRUE(run.CheckCanFinish().ok());
+  run.max_window_s = 0.5;
+  Status s = run.CheckCanFinish();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("--max-window-ms 500 is below --window-ms 1000"), std::string::npos) << s.message();
+  EXPECT_TRUE(run.Validate().ok());  // each field alone is fine: only the combination is impossible
+
+  run = RunLength{};
+  run.window_s = 0.2;
+  run.stability.min_duration_s = 1;
+  s = run.CheckCanFinish();
+  EXPECT_NE(s.message().find("--stability-windows 3 x --window-ms 200 cover 0.6 s, less than --min-duration-s 1"),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("raise --window-ms to 334 or more, or --stability-windows to 5"), std::string::npos)
+      << s.message();
+  run.window_s = 0.1;
+  run.stability.min_duration_s = 0.3;  // exactly covered (3 x 0.1 s) despite rounding
+  EXPECT_TRUE(run.CheckCanFinish().ok());
+
+  BenchSettings settings;  // the whole settings refuse it as well, before a runner loads anything
+  settings.model_path = "m.onnx";
+  settings.run.max_window_s = 0.1;
+  EXPECT_NE(settings.Validate().message().find("--max-window-ms"), std::string::npos);
+}
+
 TEST(ResultsTest, DerivedFigures) {
   PointResult p;
   p.point.batch = 8;

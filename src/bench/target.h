@@ -2,6 +2,7 @@
 // Infer is called concurrently from the load generator's threads, so implementations must be thread-safe.
 #pragma once
 
+#include <chrono>
 #include <span>
 #include <string>
 
@@ -11,11 +12,26 @@
 
 namespace hone::bench {
 
+// Where a request's time went on the client's side, for perf_analyzer's "Client Send" and "Client Recv" columns:
+// `send` from the start of serializing the request until its last byte is written, `recv` from the first byte of
+// the response until it is parsed. `timed` stays false for a target that cannot tell (in process, or a client that
+// does not time its phases); reports then leave those columns empty rather than print zeros.
+struct RequestPhases {
+  std::chrono::nanoseconds send{0};
+  std::chrono::nanoseconds recv{0};
+  bool timed = false;
+};
+
 class Target {
  public:
   virtual ~Target() = default;
   // Runs one request to completion. Errors are counted, not fatal.
   virtual Status Infer(std::span<const Tensor> inputs) = 0;
+  // Infer, filling `phases` when the target can tell its client-side phases apart. The load generator calls this.
+  virtual Status InferTimed(std::span<const Tensor> inputs, RequestPhases& phases) {
+    (void)phases;
+    return Infer(inputs);
+  }
   // "in-process ONNX Runtime session" / "null target"
   virtual std::string Describe() const = 0;
 };

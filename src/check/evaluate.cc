@@ -47,16 +47,27 @@ Result<std::vector<double>> OutputValues(const std::vector<NamedTensor>& outputs
   return ToDoubles(found->tensor, fmt::format("output '{}' of {}", name, source));
 }
 
+// Passes over the dataset finished so far, for the progress line; one per evaluation.
+struct Passes {
+  Progress* progress = nullptr;  // may be null
+  size_t done = 0;
+};
+
 // One model, ready to run on the inputs and give the evaluated output.
 struct Runner {
   const runtime::Session* session = nullptr;
   const InputSet* inputs = nullptr;
   int64_t batch = 0;
   std::string output;
+  Passes* passes = nullptr;  // may be null
 
-  Result<std::vector<double>> Run(InputTransform transform, Shape& shape) const {
+  // `what` names the pass for the progress line: "clean", "perturbation gaussian:0.1", ...
+  Result<std::vector<double>> Run(InputTransform transform, Shape& shape, std::string_view what = "clean") const {
+    const std::string label = fmt::format("'{}', {}", session->model_path(), what);
+    if (passes && passes->progress) passes->progress->Update(label);
     HONE_ASSIGN_OR_RETURN(std::vector<NamedTensor> outputs,
                           RunOnAllSamples(*session, *inputs, RunOptions{batch, std::move(transform)}));
+    if (passes && passes->progress) passes->progress->StepDone(++passes->done, label);
     return OutputValues(outputs, output, Source(session->model_path(), true), shape);
   }
 };
@@ -103,7 +114,8 @@ Result<std::vector<PerturbationResult>> RunPerturbations(const Runner& runner, c
       ApplyPerturbation(perturbation, batch, runner.inputs->specs, bounds, first, s.perturb_seed, p);
     };
     Shape shape;
-    HONE_ASSIGN_OR_RETURN(std::vector<double> values, runner.Run(transform, shape));
+    HONE_ASSIGN_OR_RETURN(std::vector<double> values,
+                          runner.Run(transform, shape, "perturbation " + perturbation.Name()));
     HONE_ASSIGN_OR_RETURN(TaskMetrics metrics, ComputeTaskMetrics(truth, values, shape, s.task_options));
     const double value = metrics.Primary().value;
     results.push_back({perturbation, std::move(metrics), value, Worsening(primary.better, primary.value, value)});
@@ -123,7 +135,7 @@ Result<StabilityReport> RunStability(const Runner& runner, const EvaluateSetting
     }
   };
   Shape perturbed_shape;
-  HONE_ASSIGN_OR_RETURN(std::vector<double> perturbed, runner.Run(transform, perturbed_shape));
+  HONE_ASSIGN_OR_RETURN(std::vector<double> perturbed, runner.Run(transform, perturbed_shape, "stability probe"));
   return MeasureStability(clean, perturbed, shape, epsilon);
 }
 
@@ -183,7 +195,7 @@ struct Reference {
 };
 
 Result<Reference> LoadReference(const EvaluateSettings& s, const InputSet& inputs, const std::string& output,
-                                const Shape& expected_shape) {
+                                const Shape& expected_shape, Passes* passes) {
   Reference reference;
   Shape shape;
   if (IsSavedOutputs(s.against_path)) {
@@ -191,7 +203,7 @@ Result<Reference> LoadReference(const EvaluateSettings& s, const InputSet& input
     HONE_ASSIGN_OR_RETURN(reference.values, OutputValues(saved, output, Source(s.against_path, false), shape));
   } else {
     HONE_ASSIGN_OR_RETURN(reference.model, runtime::Session::Open(s.against_path, s.session));
-    Runner runner{reference.model.get(), &inputs, s.batch, output};
+    Runner runner{reference.model.get(), &inputs, s.batch, output, passes};
     HONE_ASSIGN_OR_RETURN(reference.values, runner.Run(nullptr, shape));
   }
   if (shape != expected_shape)
@@ -218,19 +230,26 @@ Result<EvaluateReport> Evaluate(const EvaluateSettings& s) {
   HONE_ASSIGN_OR_RETURN(std::vector<NamedTensor> dataset, ReadDataset(s.inputs.data_path, metadata));
   report.output = s.output.empty() ? metadata.outputs.at(0).name : s.output;
   if (metadata.FindOutput(report.output) < 0)
-    return Status::InvalidArgument(fmt::format("--output {}: model '{}' has no such output", report.output,
+    return Status::InvalidArgument(fmt::format("--output-name {}: model '{}' has no such output", report.output,
                                                s.model_path));
   const int64_t batch = s.batch > 0 ? s.batch : inputs.pool.default_batch();
   report.inputs = fmt::format("{}, {} sample{} per run", inputs.pool.description(), batch, batch == 1 ? "" : "s");
   report.perturb_seed = s.perturb_seed;
   report.runtime = fmt::format("ONNX Runtime {}, {}", runtime::OrtVersion(), s.session.ToString());
-  Runner candidate{model.get(), &inputs, s.batch, report.output};
+  report.session = s.session;
+  // Passes over the data: per model, the clean run, one per perturbation and the stability probe. A reference
+  // model's are counted too; when its task turns out to need only its clean run, the total shrinks below.
+  const size_t per_model = 1 + s.perturbations.size() + (s.stability_epsilon > 0 ? 1 : 0);
+  const bool reference_is_model = !s.against_path.empty() && !IsSavedOutputs(s.against_path);
+  Passes passes{s.progress, 0};
+  if (s.progress) s.progress->Start(per_model * (reference_is_model ? 2 : 1));
+  Runner candidate{model.get(), &inputs, s.batch, report.output, &passes};
   HONE_ASSIGN_OR_RETURN(std::vector<double> clean, candidate.Run(nullptr, report.output_shape));
 
   std::unique_ptr<runtime::Session> reference_model;
   std::optional<std::vector<double>> reference_clean;
   if (!s.against_path.empty()) {
-    HONE_ASSIGN_OR_RETURN(Reference reference, LoadReference(s, inputs, report.output, report.output_shape));
+    HONE_ASSIGN_OR_RETURN(Reference reference, LoadReference(s, inputs, report.output, report.output_shape, &passes));
     reference_model = std::move(reference.model);
     reference_clean = std::move(reference.values);
   }
@@ -248,9 +267,10 @@ Result<EvaluateReport> Evaluate(const EvaluateSettings& s) {
   report.input_bounds = BoundsText(inputs, bounds);
   HONE_ASSIGN_OR_RETURN(report.candidate, EvaluateModel(candidate, s, truth.truth, clean, report.output_shape, bounds));
   const bool deltas = reference_clean && report.task != Task::kEmbedding;
+  if (s.progress && reference_is_model && !deltas) s.progress->SetTotal(per_model + 1);
   if (deltas) {
     if (reference_model) {
-      Runner runner{reference_model.get(), &inputs, s.batch, report.output};
+      Runner runner{reference_model.get(), &inputs, s.batch, report.output, &passes};
       HONE_ASSIGN_OR_RETURN(report.reference,
                             EvaluateModel(runner, s, truth.truth, *reference_clean, report.output_shape, bounds));
     } else {

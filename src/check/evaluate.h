@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/result.h"
 #include "check/gates.h"
 #include "check/metric.h"
@@ -47,6 +48,9 @@ struct EvaluateSettings {
   double stability_epsilon = 1e-4;
   TaskOptions task_options;
   std::vector<Gate> gates;
+  // Each pass of a model over the dataset as it finishes ("pass 2 of 5: 'model.onnx', perturbation ..."); null:
+  // quiet. Not owned; outlives Evaluate.
+  Progress* progress = nullptr;
 };
 
 struct PerturbationResult {
@@ -67,6 +71,7 @@ struct ModelEvaluation {
 struct EvaluateReport {
   std::string inputs;   // the dataset and samples per run
   std::string runtime;  // ONNX Runtime version and session options
+  runtime::SessionOptions session;  // the same, structured
   std::string machine;  // the hardware and software, as the caller describes it; empty: not said
   Task task = Task::kClassification;
   std::string output;   // the output evaluated

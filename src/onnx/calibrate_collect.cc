@@ -60,10 +60,15 @@ struct Runner {
   const runtime::InputPool& pool;
   std::vector<int> output_index;  // per tensor, its index among the session's outputs
   int64_t samples = 0, batch = 1;
+  Progress* progress = nullptr;  // may be null
+  int passes = 1;                // over the data: 1 for minmax, 2 for the histogram methods
 
-  // Runs every batch and hands each tensor's values to visit(tensor_index, values).
+  size_t batches() const { return static_cast<size_t>((samples + batch - 1) / batch); }
+
+  // Runs every batch and hands each tensor's values to visit(tensor_index, values). `pass` is 0-based.
   Status ForEachBatch(const std::vector<std::string>& tensors,
-                      const std::function<void(size_t, std::span<const float>)>& visit) const {
+                      const std::function<void(size_t, std::span<const float>)>& visit, int pass) const {
+    size_t done = static_cast<size_t>(pass) * batches();
     for (int64_t first = 0; first < samples; first += batch) {
       int64_t n = std::min(batch, samples - first);
       if (!pool.CheckBatch(n).ok()) n = batch;  // a fixed batch dimension: the last batch wraps round the pool
@@ -75,6 +80,12 @@ struct Runner {
           return Status::InvalidArgument("tensor '" + tensors[t] + "': expected FP32 to calibrate, got " +
                                          std::string(DataTypeName(out.type())));
         visit(t, out.values<float>());
+      }
+      if (progress) {
+        const int64_t last = std::min(first + batch, samples);
+        std::string label = fmt::format("samples {}-{} of {}", first + 1, last, samples);
+        if (passes > 1) label += pass == 0 ? " (pass 1 of 2: ranges)" : " (pass 2 of 2: histograms)";
+        progress->StepDone(++done, label);
       }
     }
     return Status::Ok();
@@ -109,9 +120,12 @@ Result<Calibration> Calibrate(const ::onnx::ModelProto& model, const std::vector
   runner.samples = options.calibration_samples > 0 ? std::min(options.calibration_samples, pool->sample_count())
                                                    : pool->sample_count();
   runner.batch = pool->CheckBatch(options.calibration_batch).ok() ? options.calibration_batch : pool->default_batch();
+  runner.progress = options.progress;
+  runner.passes = options.calibration == CalibrationMethod::kMinMax ? 1 : 2;
+  if (runner.progress) runner.progress->Start(runner.batches() * static_cast<size_t>(runner.passes));
 
   std::vector<MinMax> seen(tensors.size());
-  HONE_RETURN_IF_ERROR(runner.ForEachBatch(tensors, [&](size_t t, std::span<const float> v) { seen[t].Add(v); })
+  HONE_RETURN_IF_ERROR(runner.ForEachBatch(tensors, [&](size_t t, std::span<const float> v) { seen[t].Add(v); }, 0)
                            .WithContext(data));
 
   Calibration result;
@@ -130,7 +144,8 @@ Result<Calibration> Calibrate(const ::onnx::ModelProto& model, const std::vector
                                            [&](size_t t, std::span<const float> v) {
                                              positive[t].Add(v);
                                              negative[t].Add(v);
-                                           })
+                                           },
+                                           1)
                              .WithContext(data));
     auto threshold = [&options](const AbsHistogram& h) {
       return static_cast<float>(options.calibration == CalibrationMethod::kPercentile

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "onnx/quantize_math.h"
 #include "runtime/input_options.h"
@@ -76,6 +77,8 @@ struct QuantizeOptions {
   int64_t calibration_samples = 0;           // the first N samples of the dataset; 0: all of them
   int64_t calibration_batch = 16;            // samples per calibration run
   int calibration_threads = 0;               // ONNX Runtime intra-op threads while calibrating; 0: its default
+  // Calibration batches done, for a long calibration ("batch 3 of 16"); null: quiet. Not owned; outlives the call.
+  Progress* progress = nullptr;
 
   // --- weight-only ---
   int bits = 4;                   // 4 or 8

@@ -127,6 +127,7 @@ void JudgeSpeed(const SpeedComparisonSettings& c, SpeedComparison& out) {
 Result<SpeedComparison> CompareSpeed(const SpeedComparisonSettings& c) {
   HONE_RETURN_IF_ERROR(c.Validate());
   SpeedComparison out;
+  if (c.progress) c.progress->Start(static_cast<size_t>(c.rounds));
   for (int i = 0; i < c.rounds; ++i) {
     SpeedRound round;
     round.variant_first = i % 2 == 1;
@@ -151,6 +152,10 @@ Result<SpeedComparison> CompareSpeed(const SpeedComparisonSettings& c) {
     round.source_p99_ns = s.latency.Percentile(99);
     round.variant_p99_ns = v.latency.Percentile(99);
     out.rounds.push_back(round);
+    if (c.progress)
+      c.progress->StepDone(static_cast<size_t>(i) + 1,
+                           fmt::format("variant/source throughput {:.2f}x, p99 {:.2f}x", round.throughput_ratio(),
+                                       round.p99_ratio()));
     out.source_report = std::move(source);
     out.variant_report = std::move(variant);
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/result.h"
 #include "bench/results.h"
 #include "runtime/input_options.h"
@@ -29,6 +30,8 @@ struct SpeedComparisonSettings {
   // 1 + max(min_p99_noise, the source's own p99 spread). Within those bands the two are not told apart.
   double min_noise = 0.03;
   double min_p99_noise = 0.10;
+  // "round 2 of 3" as each pair of measurements finishes; null: quiet. Not owned; outlives CompareSpeed.
+  Progress* progress = nullptr;
 
   Status Validate() const;
 };

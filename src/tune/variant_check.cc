@@ -106,6 +106,7 @@ Result<VariantOutcome> CheckVariant(const VariantCheck& c) {
     s.rounds = c.bench_rounds;
     s.batch = c.bench_batch;
     s.window_s = c.bench_window_s;
+    s.progress = c.progress;
     HONE_ASSIGN_OR_RETURN(out.speed, CompareSpeed(s));
     if (out.speed->verdict == SpeedVerdict::kSlower) {
       if (c.allow_slower)

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/result.h"
 #include "check/compare.h"
 #include "check/evaluate.h"
@@ -39,6 +40,8 @@ struct VariantCheck {
   int bench_rounds = 3;
   int64_t bench_batch = 0;  // 0: the inputs' default batch
   double bench_window_s = 0.25;
+  // The speed comparison's rounds as they finish ("round 2 of 3"); null: quiet. Not owned; outlives CheckVariant.
+  Progress* progress = nullptr;
 };
 
 struct VariantOutcome {

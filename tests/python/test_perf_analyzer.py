@@ -64,3 +64,52 @@ def test_perf_analyzer_concurrency_sweep(serve, repo, perf_analyzer, tmp_path, p
     rows = list(csv.DictReader(csv_path.open()))
     assert sorted(int(r["Concurrency"]) for r in rows) == [1, 2], rows  # rows come sorted by throughput
     assert all(float(r["Inferences/Second"]) > 0 for r in rows), rows
+
+
+# perf_analyzer's CSV header (2.41, `-f FILE --verbose-csv`) after its load column. hone's `bench --url --csv`
+# writes exactly these first, so tools that read perf_analyzer's CSV (Model Analyzer, scripts) read hone's.
+PERF_ANALYZER_COLUMNS = [
+    "Inferences/Second", "Client Send", "Network+Server Send/Recv", "Server Queue", "Server Compute Input",
+    "Server Compute Infer", "Server Compute Output", "Client Recv", "p50 latency", "p90 latency", "p95 latency",
+    "p99 latency", "Avg latency", "request/response", "response wait",
+]
+
+
+def csv_header(path: pathlib.Path) -> list[str]:
+    with path.open(newline="") as f:
+        return next(csv.reader(f))
+
+
+def test_hone_bench_csv_starts_with_perf_analyzers_header(serve, repo, perf_analyzer, hone_bin, tmp_path):
+    repo.add_fashion("fashion", config=fashion_config("fashion", max_batch_size=8))
+    server = serve(repo.path)
+    pa_csv = tmp_path / "perf_analyzer.csv"
+    cmd = [str(perf_analyzer), "-m", "fashion", "-u", server.http_url, "-i", "http", "--concurrency-range", "1",
+           "--measurement-interval", "300", "--stability-percentage", "100", "--max-trials", "5", "--verbose-csv",
+           "-f", str(pa_csv)]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, f"$ {' '.join(cmd)}\n{run.stdout}\n{run.stderr}"
+    pa_header = csv_header(pa_csv)
+    assert pa_header == ["Concurrency"] + PERF_ANALYZER_COLUMNS, pa_header
+
+    hone_csv = tmp_path / "hone.csv"
+    cmd = [str(hone_bin), "bench", "fashion", "--url", server.http_url, "--concurrency", "1", "--warmup-s", "0.1",
+           "--window-ms", "200", "--min-duration-s", "0.2", "--min-requests", "10", "--stability-percent", "100",
+           "--quiet", "--csv", str(hone_csv)]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert run.returncode in (0, 1), f"$ {' '.join(cmd)}\n{run.stdout}\n{run.stderr}"  # 1: unstable on a busy CI
+    hone_header = csv_header(hone_csv)
+    assert hone_header[:len(pa_header)] == pa_header, hone_header
+    assert len(hone_header) > len(pa_header)  # hone's own columns follow perf_analyzer's
+
+    # The row reads as perf_analyzer's does: what hone measures is filled in, in microseconds.
+    with hone_csv.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 1, rows
+    row = rows[0]
+    assert row["Concurrency"] == "1"
+    assert float(row["Inferences/Second"]) > 0
+    for column in ["Server Queue", "Server Compute Infer", "Network+Server Send/Recv", "p50 latency", "p99 latency",
+                   "Avg latency", "response wait"]:
+        assert row[column] != "" and float(row[column]) >= 0, (column, row)
+    assert int(row["p50 latency"]) <= int(row["p99 latency"]), row

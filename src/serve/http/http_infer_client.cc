@@ -6,6 +6,9 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <chrono>
+#include <limits>
+
 #include "serve/http/beast_body.h"
 #include "serve/http/body_buffer.h"
 
@@ -32,6 +35,9 @@ struct HttpInferClient::Impl {
   BodyBuffer reply_body;
   int reply_status = 0;
   std::optional<uint64_t> reply_header_length;
+  // Of the last exchange: when the request's last byte was written and when the reply's header had arrived.
+  std::chrono::steady_clock::time_point written, header_read;
+  CallTimes times;
 
   // Runs one asynchronous operation to completion on this thread (the stream's expiry bounds it).
   template <typename Start>
@@ -82,10 +88,17 @@ struct HttpInferClient::Impl {
       req.prepare_payload();
       stream.expires_after(timeout);
       beast::error_code ec = Run([&](auto handler) { bhttp::async_write(stream, req, std::move(handler)); });
+      written = std::chrono::steady_clock::now();
       json = std::move(req.body().body);  // keep the buffer (and its capacity) for the next call
       bhttp::response_parser<RequestBody> parser(std::piecewise_construct, std::make_tuple(std::move(reply_body)));
-      parser.body_limit(boost::none);
-      if (!ec) ec = Run([&](auto handler) { bhttp::async_read(stream, buffer, parser, std::move(handler)); });
+      // No limit: the caller asked for this response. (boost::none compares below every length in Beast 1.74, so
+      // the largest number says it.)
+      parser.body_limit(std::numeric_limits<std::uint64_t>::max());
+      // The header first, so that the wait for the server ends where the reply starts to arrive.
+      if (!ec) ec = Run([&](auto handler) { bhttp::async_read_header(stream, buffer, parser, std::move(handler)); });
+      header_read = std::chrono::steady_clock::now();
+      if (!ec && !parser.is_done())
+        ec = Run([&](auto handler) { bhttp::async_read(stream, buffer, parser, std::move(handler)); });
       auto message = parser.release();
       reply_body = std::move(message.body());
       // A kept-alive connection the server closed meanwhile fails before any reply byte: reconnect and resend once.
@@ -159,12 +172,19 @@ Result<InferenceResponse> HttpInferClient::Infer(const std::string& model, int64
                                                  std::span<const NamedTensor> inputs,
                                                  const ClientInferOptions& options) {
   Impl& s = *impl_;
+  const auto start = std::chrono::steady_clock::now();
   HONE_RETURN_IF_ERROR(EncodeInferRequest(inputs, options, s.json, s.binary));
   const bool binary_body = options.binary_inputs && !inputs.empty();
   HONE_RETURN_IF_ERROR(s.Exchange(bhttp::verb::post, ModelPath(model, version) + "/infer", true, binary_body));
   if (s.reply_status != 200) return ErrorFromReply(s.reply_status, s.ReplyText());
-  return DecodeInferResponse(s.reply_body.bytes(), s.reply_body.readable(), s.reply_header_length);
+  Result<InferenceResponse> response =
+      DecodeInferResponse(s.reply_body.bytes(), s.reply_body.readable(), s.reply_header_length);
+  s.times.send = s.written - start;
+  s.times.recv = std::chrono::steady_clock::now() - s.header_read;
+  return response;
 }
+
+const HttpInferClient::CallTimes& HttpInferClient::last_call_times() const { return impl_->times; }
 
 Result<std::vector<ModelStatsSnapshot>> HttpInferClient::GetStatistics(const std::string& model, int64_t version) {
   const std::string target = model.empty() ? "/v2/models/stats" : ModelPath(model, version) + "/stats";

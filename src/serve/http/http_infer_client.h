@@ -40,6 +40,14 @@ class HttpInferClient {
   Result<InferenceResponse> Infer(const std::string& model, int64_t version, std::span<const NamedTensor> inputs,
                                   const ClientInferOptions& options = {});
 
+  // Where the last Infer's time went on this side, for perf_analyzer's Client Send / Client Recv: `send` from the
+  // start of encoding until the request's last byte was written, `recv` from the reply's header having arrived
+  // until the response was decoded. Zero before the first call.
+  struct CallTimes {
+    std::chrono::nanoseconds send{0}, recv{0};
+  };
+  const CallTimes& last_call_times() const;
+
   // GET /v2/models/{model}[/versions/{version}]/stats; model "": every model.
   Result<std::vector<ModelStatsSnapshot>> GetStatistics(const std::string& model, int64_t version = 0);
   Result<ModelMetadataInfo> GetModelMetadata(const std::string& model, int64_t version = 0);
