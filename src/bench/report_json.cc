@@ -1,23 +1,13 @@
 #include <chrono>
 
 #include "bench/report.h"
+#include "runtime/session_options_json.h"
 
 namespace hone::bench {
 namespace {
 
 double Ms(std::chrono::nanoseconds d) { return std::chrono::duration<double, std::milli>(d).count(); }
 double Us(uint64_t ns) { return static_cast<double>(ns) / 1e3; }
-
-nlohmann::json OptionsJson(const runtime::SessionOptions& o) {
-  return {{"intra_op_threads", o.intra_op_threads},
-          {"inter_op_threads", o.inter_op_threads},
-          {"execution_mode", runtime::ExecutionModeName(o.execution_mode)},
-          {"graph_optimization", runtime::GraphOptimizationName(o.graph_optimization)},
-          {"allow_spinning", o.allow_spinning},
-          {"cpu_arena", o.cpu_arena},
-          {"optimized_model_path", o.optimized_model_path},
-          {"summary", o.ToString()}};
-}
 
 nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
   const LatencyHistogram& h = p.latency;
@@ -77,6 +67,8 @@ nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
                    {"compute_infer_us", s.compute_infer_us}, {"compute_output_us", s.compute_output_us},
                    {"overhead_us", s.overhead_us()}};
   }
+  if (p.client)
+    j["client"] = {{"requests", p.client->requests}, {"send_us", p.client->send_us}, {"recv_us", p.client->recv_us}};
   nlohmann::json windows = nlohmann::json::array();
   for (const auto& w : p.windows)
     windows.push_back({{"requests_per_s", w.throughput_per_s},
@@ -96,15 +88,8 @@ nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
 }  // namespace
 
 nlohmann::json ReportToJson(const BenchReport& r) {
-  const SystemInfo& s = r.system;
   nlohmann::json j;
-  j["tool"] = "hone bench";
-  j["system"] = {{"cpu_model", s.cpu_model},       {"logical_cores", s.logical_cores},
-                 {"cpu_features", s.cpu_features}, {"memory_bytes", s.memory_bytes},
-                 {"kernel", s.kernel},             {"hostname", s.hostname},
-                 {"onnxruntime_version", s.onnxruntime_version}, {"hone_version", s.hone_version},
-                 {"compiler", s.compiler}};
-  j["model"] = {{"path", r.model_path}, {"inputs", r.model_inputs}, {"outputs", r.model_outputs}};
+  // The tool, the machine and the model are the envelope's (tune/report_envelope.h).
   j["input_source"] = r.input_source;
   j["inputs"] = {{"batched", r.inputs_batched}, {"mode", r.input_mode}, {"pool_bytes", r.input_pool_bytes}};
   j["target"] = r.target;
@@ -123,7 +108,7 @@ nlohmann::json ReportToJson(const BenchReport& r) {
   if (r.cost_per_hour > 0) j["cost_per_hour"] = r.cost_per_hour;
   nlohmann::json sessions = nlohmann::json::array();
   for (const auto& rec : r.sessions)
-    sessions.push_back({{"options", OptionsJson(rec.options)},
+    sessions.push_back({{"options", runtime::SessionOptionsToJson(rec.options)},
                         {"load_ms", Ms(rec.load_time)},
                         {"load_rss_delta_bytes", rec.load_rss_delta_bytes},
                         {"first_run_ms", Ms(rec.first_run_time)},
@@ -132,6 +117,10 @@ nlohmann::json ReportToJson(const BenchReport& r) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : r.points) points.push_back(PointJson(p, r));
   j["points"] = points;
+  j["interrupted"] = r.interrupted;
+  nlohmann::json not_run = nlohmann::json::array();
+  for (const BenchPoint& p : r.points_not_run) not_run.push_back(p.Label());
+  j["points_not_run"] = not_run;
   j["all_stable"] = r.all_stable();
   j["total_errors"] = r.total_errors();
   return j;

@@ -12,6 +12,7 @@
 #include "bench/settings.h"
 #include "bench/stability.h"
 #include "bench/system_info.h"
+#include "runtime/model_metadata.h"
 #include "runtime/session_options.h"
 
 namespace hone::bench {
@@ -38,6 +39,14 @@ struct ServerBreakdown {
   }
 };
 
+// The client's side of each request, averaged over the successful requests of the reported windows whose target
+// timed its phases (RequestPhases): perf_analyzer's "Client Send" and "Client Recv".
+struct ClientBreakdown {
+  uint64_t requests = 0;  // requests timed
+  double send_us = 0;     // serializing the request and writing its last byte
+  double recv_us = 0;     // from the response's first byte to the parsed response
+};
+
 // One measurement point, over the windows that were reported (the last `stability.windows` of them).
 struct PointResult {
   BenchPoint point;
@@ -59,6 +68,7 @@ struct PointResult {
   Decision decision = Decision::kContinue;
   std::vector<Verdict> verdicts;   // the stopping rule's verdicts on the reported windows
   std::optional<ServerBreakdown> server;  // remote targets only
+  std::optional<ClientBreakdown> client;  // targets whose client times its phases only
 
   bool stable() const { return decision == Decision::kStable; }
   // Whether any request completed in the reported windows: without one there is no latency or throughput to
@@ -96,6 +106,7 @@ struct BenchReport {
   std::string model_path;
   std::vector<std::string> model_inputs;   // "image: FP32 [batch, 1, 28, 28]"
   std::vector<std::string> model_outputs;
+  runtime::ModelMetadata model_metadata;   // the same, structured (for the report envelope)
   std::string input_source;                // "dataset 'test.npz' (2000 samples)"
   bool inputs_batched = true;              // whether requests stack samples along a shared batch dimension
   std::string input_mode;                  // InputPool::mode_description()
@@ -107,6 +118,10 @@ struct BenchReport {
   ColdStart cold_start;
   std::vector<SessionRecord> sessions;  // in-process targets: one per runtime configuration; empty for a server
   std::vector<PointResult> points;
+  // The run was stopped (Ctrl-C) before its sweep finished: `points` holds the points that finished, and
+  // points_not_run the rest, the one cut short first, in the order they would have run.
+  bool interrupted = false;
+  std::vector<BenchPoint> points_not_run;
 
   // The runtime configuration a point ran under ("intra=1 ..."), or "server" for a remote target.
   std::string SessionLabel(size_t index) const;

@@ -76,4 +76,9 @@ SystemInfo ReadSystemInfo() {
   return info;
 }
 
+std::string DescribeMachine(const SystemInfo& s) {
+  return s.cpu_model + ", " + std::to_string(s.logical_cores) + " logical cores, " + s.kernel + ", hone " +
+         s.hone_version + ", " + s.compiler;
+}
+
 }  // namespace hone::bench

@@ -21,4 +21,8 @@ struct SystemInfo {
 // Reads /proc and uname once; fields it cannot read stay empty.
 SystemInfo ReadSystemInfo();
 
+// One line for a text report: "AMD EPYC 9R14 96-Core Processor, 2 logical cores, Linux 6.1.0 x86_64, hone 0.1.0,
+// GCC 12.2.0".
+std::string DescribeMachine(const SystemInfo& info);
+
 }  // namespace hone::bench

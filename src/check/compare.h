@@ -18,6 +18,7 @@
 #include "check/error_stats.h"
 #include "check/output_match.h"
 #include "check/tolerance.h"
+#include "runtime/session_options.h"
 #include "tensor/npz.h"
 
 namespace hone::check {
@@ -56,6 +57,7 @@ struct CompareReport {
   std::string reference, candidate;  // what each side was: "model 'a.onnx'", "saved outputs 'ref.npz'"
   std::string inputs;                // where the inputs came from; empty when both sides were saved outputs
   std::string runtime;               // ONNX Runtime version and session options; empty when no model ran
+  std::optional<runtime::SessionOptions> session;  // the same, structured; none when no model ran
   std::string machine;               // the hardware and software, as the caller describes it; empty: not said
   std::vector<OutputComparison> outputs;                   // in the reference's output order
   std::vector<std::string> reference_only, candidate_only;  // outputs left out: no partner

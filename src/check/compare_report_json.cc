@@ -1,5 +1,6 @@
 #include "check/compare_report.h"
 #include "check/report_format.h"
+#include "runtime/session_options_json.h"
 
 namespace hone::check {
 namespace {
@@ -78,16 +79,15 @@ nlohmann::json CompareReportToJson(const CompareReport& r) {
   return {
       {"reference", r.reference},
       {"candidate", r.candidate},
-      {"inputs", r.inputs},
-      {"runtime", r.runtime},
-      {"machine", r.machine},
+      {"input_source", r.inputs},
+      {"runtime", r.session ? runtime::SessionOptionsToJson(*r.session) : nlohmann::json(nullptr)},
       {"rule", kCompareRule},
       {"units",
        {{"abs_error", "the output's own units"},
         {"rel_error", "ratio to |reference|"},
         {"cosine_similarity", "ratio"},
         {"argmax_agreement", "ratio"},
-        {"non_finite_numbers", "written as the strings inf, -inf, nan"}}},
+        {"non_finite_numbers", "null, with a sibling <key>_non_finite: nan, inf or -inf"}}},
       {"outputs", outputs},
       {"reference_only", r.reference_only},
       {"candidate_only", r.candidate_only},

@@ -108,7 +108,10 @@ Result<CompareReport> RunCompare(const CompareJob& job) {
   report.reference = reference.Describe();
   report.candidate = candidate.Describe();
   report.inputs = input_description;
-  if (first_model) report.runtime = fmt::format("ONNX Runtime {}, {}", runtime::OrtVersion(), job.session.ToString());
+  if (first_model) {
+    report.runtime = fmt::format("ONNX Runtime {}, {}", runtime::OrtVersion(), job.session.ToString());
+    report.session = job.session;
+  }
   return report;
 }
 

@@ -173,12 +173,12 @@ TEST(CompareOutputs, ValidateFailsOnNaNOrInfAnywhere) {
   EXPECT_EQ(j["outputs"][0]["reference"]["nan"], 1);
 }
 
-TEST(CompareOutputs, NonFiniteNumbersAreStringsInJson) {
+TEST(CompareOutputs, NonFiniteNumbersStayNumbersForTheEnvelope) {
   auto r = CompareOutputs({Make("x", {2}, {0, 1})}, {Make("x", {2}, {1, 1})}, {});
   ASSERT_TRUE(r.ok());
   auto j = CompareReportToJson(*r);
-  EXPECT_EQ(j["outputs"][0]["rel_error"]["max"], "inf");
-  EXPECT_FALSE(j.dump().empty());
+  ASSERT_TRUE(j["outputs"][0]["rel_error"]["max"].is_number_float());
+  EXPECT_TRUE(std::isinf(j["outputs"][0]["rel_error"]["max"].get<double>()));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "check/evaluate_report.h"
 #include "check/report_format.h"
+#include "runtime/session_options_json.h"
 
 namespace hone::check {
 namespace {
@@ -115,9 +116,9 @@ nlohmann::json EvaluateReportToJson(const EvaluateReport& r) {
   for (const GateResult& g : r.gates)
     gates.push_back({{"gate", g.gate.ToString()}, {"metric", g.gate.metric}, {"threshold", g.gate.threshold},
                      {"value", JsonNumber(g.value)}, {"passed", g.passed}});
-  nlohmann::json j = {{"inputs", r.inputs},
-                      {"runtime", r.runtime},
-                      {"machine", r.machine},
+  // The machine is the envelope's (tune/report_envelope.h).
+  nlohmann::json j = {{"input_source", r.inputs},
+                      {"runtime", runtime::SessionOptionsToJson(r.session)},
                       {"task", TaskName(r.task)},
                       {"output", r.output},
                       {"output_shape", r.output_shape},
@@ -130,7 +131,7 @@ nlohmann::json EvaluateReportToJson(const EvaluateReport& r) {
                       {"passed", r.passed()},
                       {"units", {{"ratio", "a fraction in [0, 1]"}, {"nats", "natural-log units"},
                                  {"output units", "the evaluated output's own units"},
-                                 {"non_finite_numbers", "written as the strings inf, -inf, nan"}}}};
+                                 {"non_finite_numbers", "null, with a sibling <key>_non_finite: nan, inf or -inf"}}}};
   if (r.reference) j["reference"] = ModelJson(*r.reference);
   if (r.prediction_agreement) j["prediction_agreement"] = *r.prediction_agreement;
   if (r.slices) j["slices"] = SlicesJson(*r.slices);

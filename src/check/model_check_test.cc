@@ -338,7 +338,7 @@ TEST_F(BadDatasetTest, MissingSliceAndOutput) {
                                                         "' has no such array (arrays: image, label)"));
   s.slice_key.clear();
   s.output = "probs";
-  EXPECT_THAT(Evaluate(s).status().message(), HasSubstr("--output probs: model '" + kModel + "' has no such output"));
+  EXPECT_THAT(Evaluate(s).status().message(), HasSubstr("--output-name probs: model '" + kModel + "' has no such output"));
 }
 
 }  // namespace

@@ -6,11 +6,7 @@
 
 namespace hone::check {
 
-nlohmann::json JsonNumber(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  return value;
-}
+nlohmann::json JsonNumber(double value) { return value; }
 
 std::string Percent(double ratio) { return fmt::format("{:.2f}%", ratio * 100); }
 

@@ -6,11 +6,14 @@
 #include <iostream>
 #include <memory>
 
+#include "base/progress.h"
 #include "bench/bench_runner.h"
+#include "bench/interrupt.h"
 #include "bench/remote_runner.h"
 #include "bench/report.h"
 #include "cli/common_flags.h"
 #include "cli/commands.h"
+#include "cli/report_output.h"
 
 namespace hone::cli {
 namespace {
@@ -116,11 +119,12 @@ void AddFlags(CLI::App& sub, BenchFlags& f) {
       ->capture_default_str();
   sub.add_option("--min-requests", s.run.stability.min_requests, "least measured requests (reported windows)")
       ->capture_default_str();
-  AddRuntimeFlags(sub, s.runtime, f.runtime);
+  AddRuntimeFlags(sub, s.runtime, f.runtime, RuntimeFlagUse::kSweep);
   sub.add_option("--cost-per-hour", s.cost_per_hour, "the machine's price per hour, for cost per 1,000 predictions");
-  sub.add_option("--json", f.json_path, "write the report as JSON to FILE");
-  sub.add_option("--csv", f.csv_path, "write one row per point as CSV to FILE (perf_analyzer's column names)");
-  sub.add_flag("--quiet", f.quiet, "no progress line");
+  sub.add_option("--json", f.json_path, "write the report as JSON to FILE (-: standard output, the text report then "
+                                       "going to standard error)");
+  sub.add_option("--csv", f.csv_path, "write one row per point as CSV to FILE or - (perf_analyzer's column names)");
+  sub.add_flag("--quiet", f.quiet, "no progress on standard error (Ctrl-C still reports the points that finished)");
 }
 
 int Run(CLI::App& sub, BenchFlags& f) {
@@ -131,26 +135,22 @@ int Run(CLI::App& sub, BenchFlags& f) {
   if (Status s = ResolveMode(sub, f); !s.ok()) return fail(s);
   if (Status s = ApplyInputFlags(f.inputs, f.settings.inputs); !s.ok()) return fail(s);
   if (Status s = ApplyRuntimeFlags(f.runtime, f.settings.runtime); !s.ok()) return fail(s);
+  if (Status s = RouteReports({{"--json", f.json_path}, {"--csv", f.csv_path}},
+                              {f.settings.model_path, f.settings.inputs.data_path});
+      !s.ok())
+    return fail(s);
 
-  bool tty = isatty(STDERR_FILENO) && !f.quiet;
+  // Progress on standard error: one updating line on a terminal, one line per finished point when piped.
+  std::unique_ptr<Progress> progress = f.quiet ? nullptr : Progress::ForStderr("point");
   bench::RunnerHooks hooks;
-  if (tty) {
-    hooks.status = [](const std::string& s) { std::cerr << "\r\033[K" << s << std::flush; };
-    hooks.window_done = [](const bench::WindowProgress& p) {
-      if (p.window.requests == 0)  // nothing measured: say so rather than print 0 req/s and 0 ns
-        std::cerr << fmt::format("\r\033[K{}: window {}: no request completed in {:.1f} s ({} in flight)",
-                                 p.point->Label(), p.window_index + 1, p.window.duration_s, p.window.in_flight)
-                  << std::flush;
-      else
-        std::cerr << fmt::format("\r\033[K{}: window {}: {:.1f} req/s, p99 {}", p.point->Label(),
-                                 p.window_index + 1, p.window.throughput_per_s,
-                                 FormatDuration(static_cast<double>(p.window.p99_ns)))
-                  << std::flush;
-    };
-  }
+  hooks.progress = progress.get();
+  if (progress) hooks.status = [&progress](const std::string& s) { progress->Update(s); };
+  // Ctrl-C stops the sweep and still reports the points that finished; a second Ctrl-C quits at once.
+  bench::InterruptScope interrupt;
+  hooks.stop = interrupt.flag();
   auto report = f.remote.url.empty() ? bench::RunBench(f.settings, hooks)
                                      : bench::RunRemoteBench(f.settings, f.remote, hooks);
-  if (tty) std::cerr << "\r\033[K" << std::flush;
+  if (progress) progress->Finish();
   if (!report.ok()) return fail(report.status());
 
   std::cout << bench::ReportToText(*report);
@@ -160,13 +160,24 @@ int Run(CLI::App& sub, BenchFlags& f) {
               << (report->total_errors() ? "some requests failed; " : "") << "see the report above\n";
     code = kExitCheckFailed;
   }
-  // Names and messages may hold bytes that are not UTF-8: replace them rather than fail the whole report.
   if (!f.json_path.empty()) {
-    std::string json = bench::ReportToJson(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (Status s = bench::WriteTextFile(f.json_path, json + "\n"); !s.ok()) code = fail(s);
+    Result<nlohmann::json> model =
+        f.remote.url.empty()
+            ? tune::ModelFileJson(f.settings.model_path)
+            : Result<nlohmann::json>(tune::ServedModelJson(f.remote.model, f.remote.url, f.protocol,
+                                                           report->model_metadata));
+    Status s = model.ok() ? WriteJsonReport(f.json_path, "bench", *model, bench::ReportToJson(*report))
+                          : model.status();
+    if (!s.ok()) code = fail(s);
   }
   if (!f.csv_path.empty())
-    if (Status s = bench::WriteTextFile(f.csv_path, bench::ReportToCsv(*report)); !s.ok()) code = fail(s);
+    if (Status s = WriteReport(f.csv_path, bench::ReportToCsv(*report)); !s.ok()) code = fail(s);
+  if (report->interrupted) {
+    std::cerr << fmt::format("hone bench: interrupted: {} of {} points finished and are reported; {} did not run\n",
+                             report->points.size(), report->points.size() + report->points_not_run.size(),
+                             report->points_not_run.size());
+    if (code != kExitUsage) code = bench::kExitInterrupted;
+  }
   return code;
 }
 
@@ -176,6 +187,11 @@ Command AddBenchCommand(CLI::App& app) {
   auto flags = std::make_shared<BenchFlags>();
   CLI::App* sub = app.add_subcommand("bench", "measure a model in process, or a server with --url: latency "
                                               "percentiles, throughput, CPU, memory, cold start, cost");
+  sub->footer("Examples:\n"
+                 "  hone bench models/fashion_mnist/model.onnx --concurrency 1,8 --json report.json\n"
+                 "  hone bench models/fashion_mnist/model.onnx --rate 500,1000\n"
+                 "  hone bench models/fashion_mnist/model.onnx --batch 1,32 --intra-op-threads 1,2\n"
+                 "  hone bench fashion_mnist --url 127.0.0.1:8000 --concurrency 1,8 --csv pa.csv");
   AddFlags(*sub, *flags);
   return [sub, flags] { return Run(*sub, *flags); };
 }

@@ -51,6 +51,11 @@ class CheckCliTest : public ::testing::Test {
   // Runs hone with `args` (stdin empty, stdout and stderr captured apart).
   static RunResult Hone(std::vector<std::string> args) { return test::RunHone(std::move(args), *dir_); }
 
+  // A hone report's body, its envelope checked (test::ReadReport).
+  static nlohmann::json Report(const std::string& path, const std::string& kind) {
+    return test::ReadReport(path, kind);
+  }
+
   static nlohmann::json Json(const std::string& path) {
     auto j = nlohmann::json::parse(ReadAll(path), nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << path;
@@ -73,7 +78,7 @@ TEST_F(CheckCliTest, CompareModelWithItselfPasses) {
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_THAT(r.out, HasSubstr("result     PASS: 1 of 1 outputs matched"));
   EXPECT_EQ(r.err, "");
-  auto j = Json(Path("self.json"));
+  auto j = Report(Path("self.json"), "compare");
   EXPECT_EQ(j["passed"], true);
   EXPECT_EQ(j["outputs"][0]["abs_error"]["max"], 0.0);
   EXPECT_EQ(j["outputs"][0]["reference"]["shape"], nlohmann::json::parse("[2000, 10]"));
@@ -90,7 +95,7 @@ TEST_F(CheckCliTest, CompareScaledWeightsMatchByDefaultAndFailElementwise) {
   ASSERT_EQ(r.exit_code, 1) << r.Describe();
   EXPECT_THAT(r.out, HasSubstr("FAIL"));
   EXPECT_THAT(r.out, HasSubstr("would pass with"));
-  auto j = Json(Path("scaled.json"));
+  auto j = Report(Path("scaled.json"), "compare");
   EXPECT_EQ(j["passed"], false);
   EXPECT_GT(j["outputs"][0]["mismatched"].get<int64_t>(), 0);
   const double atol = j["outputs"][0]["min_passing"]["atol"].get<double>();
@@ -105,7 +110,7 @@ TEST_F(CheckCliTest, CompareRunsAModelWithoutASharedBatchDimension) {
   const std::string stateful = std::string(HONE_SOURCE_DIR) + "/src/runtime/testdata/stateful.onnx";
   RunResult r = Hone({"compare", stateful, stateful, "--shape", "input:1x16", "--json", Path("stateful.json")});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
-  auto j = Json(Path("stateful.json"));
+  auto j = Report(Path("stateful.json"), "compare");
   ASSERT_EQ(j["outputs"].size(), 2u);
   EXPECT_EQ(j["outputs"][0]["reference"]["shape"][0], 64);  // 64 generated samples, stacked on a new axis
 }
@@ -146,7 +151,7 @@ TEST_F(CheckCliTest, EvaluateMatchesPyTorchAccuracy) {
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_THAT(r.out, HasSubstr("task       classification: output 'logits' [2000, 10] against labels 'label'"));
   EXPECT_THAT(r.out, HasSubstr("reliability (15 equal-width confidence bins"));
-  auto j = Json(Path("eval.json"));
+  auto j = Report(Path("eval.json"), "evaluate");
   const double pytorch = Json(kDir + "export_report.json")["accuracy_held_out_2000"].get<double>();
   EXPECT_NEAR(j["metrics"]["accuracy"]["value"].get<double>(), pytorch, 0.001);
   EXPECT_EQ(j["metrics"]["ece"]["unit"], "ratio");
@@ -160,7 +165,7 @@ TEST_F(CheckCliTest, EvaluateSlicesAndPerturbations) {
                 "gaussian:0.01,0.05", "--json", Path("slices.json")});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_THAT(r.out, HasSubstr("gaussian:0.05"));
-  auto j = Json(Path("slices.json"));
+  auto j = Report(Path("slices.json"), "evaluate");
   EXPECT_EQ(j["slices"]["slices"].size(), 10u);
   EXPECT_EQ(j["candidate"]["perturbations"].size(), 2u);
   EXPECT_TRUE(j["metrics"].contains("accuracy_drop@gaussian:0.05"));

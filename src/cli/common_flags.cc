@@ -28,24 +28,31 @@ Status ApplyInputFlags(const InputFlags& raw, runtime::InputOptions& options) {
   return Status::Ok();
 }
 
-void AddRuntimeFlags(CLI::App& app, bench::RuntimeSweep& sweep, RuntimeFlags& raw) {
+void AddRuntimeFlags(CLI::App& app, bench::RuntimeSweep& sweep, RuntimeFlags& raw, RuntimeFlagUse use) {
+  // Lists are parsed everywhere, so that a list given to a single-run command gets an error that says so; only
+  // bench's help offers them.
+  const bool sweeps = use == RuntimeFlagUse::kSweep;
+  const std::string list = sweeps ? "list to sweep; " : "";
   app.add_option("--intra-op-threads", sweep.intra_op_threads,
-                 "threads inside one operator (list to sweep; 0: ONNX Runtime's default, one per physical core)")
+                 "threads inside one operator (" + list + "0: ONNX Runtime's default, one per physical core)")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--inter-op-threads", sweep.inter_op_threads,
-                 "threads across operators, with --execution-mode parallel (list; 0: default)")
+                 "threads across operators, with --execution-mode parallel (" + list + "0: default)")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("--execution-mode", raw.execution_modes, "sequential|parallel (list; default sequential)")
+  app.add_option("--execution-mode", raw.execution_modes,
+                 "sequential|parallel (" + list + "default sequential)")
       ->delimiter(',');
-  app.add_option("--graph-opt", raw.graph_optimizations, "disable|basic|extended|all (list; default all)")
+  app.add_option("--graph-opt", raw.graph_optimizations, "disable|basic|extended|all (" + list + "default all)")
       ->delimiter(',');
-  app.add_option("--spin", raw.spin, "on|off: idle pool threads spin before sleeping (list; default on)")
+  app.add_option("--spin", raw.spin, "on|off: idle pool threads spin before sleeping (" + list + "default on)")
       ->delimiter(',');
-  app.add_option("--arena", raw.arena, "on|off: ONNX Runtime's CPU memory arena (list; default on)")->delimiter(',');
+  app.add_option("--arena", raw.arena, "on|off: ONNX Runtime's CPU memory arena (" + list + "default on)")
+      ->delimiter(',');
   app.add_option("--save-optimized", sweep.save_optimized_path,
-                 "write ONNX Runtime's optimized graph (of the first configuration) to this .onnx file");
+                 std::string("write ONNX Runtime's optimized graph ") + (sweeps ? "(of the first configuration) " : "") +
+                     "to this .onnx file");
 }
 
 namespace {

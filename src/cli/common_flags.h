@@ -29,7 +29,9 @@ void AddInputFlags(CLI::App& app, runtime::InputOptions& options, InputFlags& ra
 // Turns the --shape/--range texts into options; InvalidArgument naming the flag.
 Status ApplyInputFlags(const InputFlags& raw, runtime::InputOptions& options);
 
-void AddRuntimeFlags(CLI::App& app, bench::RuntimeSweep& sweep, RuntimeFlags& raw);
+// bench sweeps lists of runtime settings; compare and evaluate run one configuration.
+enum class RuntimeFlagUse { kSweep, kSingleRun };
+void AddRuntimeFlags(CLI::App& app, bench::RuntimeSweep& sweep, RuntimeFlags& raw, RuntimeFlagUse use);
 Status ApplyRuntimeFlags(const RuntimeFlags& raw, bench::RuntimeSweep& sweep);
 
 }  // namespace hone::cli

@@ -11,6 +11,7 @@
 #include "check/compare_runner.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
+#include "cli/report_output.h"
 #include "cli/tolerance_flags.h"
 
 namespace hone::cli {
@@ -35,7 +36,7 @@ void AddFlags(CLI::App& sub, CompareFlags& f) {
       ->required();
   AddInputFlags(sub, job.inputs, f.inputs);
   sub.add_option("--batch", job.batch, "samples per run (default: the inputs' batch size, 1 for a dynamic one)");
-  AddRuntimeFlags(sub, f.runtime, f.runtime_raw);
+  AddRuntimeFlags(sub, f.runtime, f.runtime_raw, RuntimeFlagUse::kSingleRun);
   AddToleranceFlags(sub, f.tolerance);
   sub.add_option("--map", f.map, "REFERENCE=CANDIDATE: pair outputs with different names (repeatable)");
   sub.add_flag("--validate", job.settings.validate, "also fail when any output of either side holds NaN or Inf");
@@ -43,7 +44,8 @@ void AddFlags(CLI::App& sub, CompareFlags& f) {
   sub.add_option("--save-outputs", job.save_reference_outputs,
                  "write the reference's outputs to FILE (.npz, or .npy for one output) to use as a saved reference");
   sub.add_option("--save-candidate-outputs", job.save_candidate_outputs, "write the candidate's outputs to FILE");
-  sub.add_option("--json", f.json_path, "write the report as JSON to FILE");
+  sub.add_option("--json", f.json_path, "write the report as JSON to FILE (-: standard output, the text report then "
+                                       "going to standard error)");
 }
 
 // The one session configuration the runtime flags describe (lists are for bench's sweeps).
@@ -72,28 +74,32 @@ Status Apply(CompareFlags& f) {
   return Status::Ok();
 }
 
-// "AMD EPYC 9R14 96-Core Processor, 2 logical cores, Linux 6.1.0 x86_64, hone 0.1.0, GCC 12.2.0"
-std::string MachineLine() {
-  bench::SystemInfo s = bench::ReadSystemInfo();
-  return fmt::format("{}, {} logical cores, {}, hone {}, {}", s.cpu_model, s.logical_cores, s.kernel,
-                     s.hone_version, s.compiler);
-}
-
 int Run(CompareFlags& f) {
   auto fail = [](const Status& s) {
     std::cerr << "hone compare: " << s.message() << "\n";
     return kExitUsage;
   };
   if (Status s = Apply(f); !s.ok()) return fail(s);
+  if (Status s = RouteReports({{"--json", f.json_path}},
+                              {f.job.reference_path, f.job.candidate_path, f.job.inputs.data_path});
+      !s.ok())
+    return fail(s);
   auto report = check::RunCompare(f.job);
   if (!report.ok()) return fail(report.status());
-  report->machine = MachineLine();
+  report->machine = bench::DescribeMachine(bench::ReadSystemInfo());
   std::cout << check::CompareReportToText(*report);
   int code = report->passed() ? kExitOk : kExitCheckFailed;
   if (!f.json_path.empty()) {
-    std::string json =
-        check::CompareReportToJson(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (Status s = bench::WriteTextFile(f.json_path, json + "\n"); !s.ok()) code = fail(s);
+    // The envelope's model is the reference; the candidate, in the same shape, goes in the body.
+    Result<nlohmann::json> reference = tune::ModelFileJson(f.job.reference_path);
+    Result<nlohmann::json> candidate = tune::ModelFileJson(f.job.candidate_path);
+    Status s = !reference.ok() ? reference.status() : candidate.status();
+    if (s.ok()) {
+      nlohmann::json body = check::CompareReportToJson(*report);
+      body["candidate_model"] = *candidate;
+      s = WriteJsonReport(f.json_path, "compare", *reference, std::move(body));
+    }
+    if (!s.ok()) code = fail(s);
   }
   return code;
 }
@@ -105,6 +111,9 @@ Command AddCompareCommand(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "compare", "run two models (or saved outputs) on the same inputs and check every shared output against "
                  "per-output tolerances; exit 1 on a mismatch");
+  sub->footer("Examples:\n"
+                 "  hone compare models/fashion_mnist/model.onnx model.fp16.onnx --data models/fashion_mnist/test.npz\n"
+                 "  hone compare models/fashion_mnist/model.onnx model.int8.onnx --atol 1e-3 --json compare.json");
   AddFlags(*sub, *flags);
   return [flags] { return Run(*flags); };
 }

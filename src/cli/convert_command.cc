@@ -9,8 +9,10 @@
 
 #include "base/staged_output.h"
 #include "cli/commands.h"
+#include "cli/report_output.h"
 #include "cli/variant_flags.h"
 #include "onnx/convert.h"
+#include "onnx/transform_summary_json.h"
 
 namespace hone::cli {
 namespace {
@@ -27,8 +29,8 @@ void AddFlags(CLI::App& sub, ConvertFlags& f) {
   sub.add_option("-o,--output", f.output, "where to write the converted .onnx model")->required();
   sub.add_option("--to", f.to, "fp16 or bf16")->capture_default_str();
   sub.add_flag("--convert-io", f.convert_io,
-               "give the graph's FP32 inputs and outputs the target type too (default: they stay FP32, "
-               "--keep-io-types)");
+               "give the graph's FP32 inputs and outputs the target type too (default: they stay FP32, so "
+               "that clients send and receive what they did)");
   sub.add_option("--block-ops", f.options.block_ops,
                  "op types kept FP32 (list; replaces the default: Softmax, normalizations, reductions, Exp, Log, "
                  "Pow, Sqrt, Reciprocal, CumSum, Range)")
@@ -49,6 +51,9 @@ int Run(ConvertFlags& f) {
   if (f.options.keep_io_types == false && !f.verify.no_verify)
     return fail(Status::InvalidArgument("--convert-io changes the inputs' types, so the source's data no longer "
                                         "fits the variant: add --no-verify"));
+  if (Status st = RouteReports({{"--json", f.verify.json_path}}, {f.model, f.output, f.verify.data.data_path});
+      !st.ok())
+    return fail(st);
   auto staged = StagedOutput::Create(f.output, f.model);
   if (!staged.ok()) return fail(staged.status());
   auto summary = onnx::ConvertFile(f.model, staged->path(), f.options);
@@ -74,15 +79,17 @@ int Run(ConvertFlags& f) {
   if (s.converted_nodes == 0 && s.converted_initializers == 0) {
     std::cerr << "hone convert: nothing to convert: no node or weight of " << f.model << " changed to "
               << onnx::LowPrecisionName(f.options.to) << ", so no variant was written to '" << f.output << "'\n";
-    return kExitCheckFailed;
   }
+  const VariantReport report{"convert", f.model, f.output, onnx::ConvertSummaryToJson(f.options, s)};
+  if (s.converted_nodes == 0 && s.converted_initializers == 0)
+    return FinishVariantReport(f.verify, report, false, "nothing changed", nullptr, kExitCheckFailed);
   if (Status st = staged->Commit(); !st.ok()) return fail(st);
   if (f.verify.no_verify) {
     std::cout << "not verified (--no-verify): outputs, quality and speed against the source were not checked\n";
-    return kExitOk;
+    return FinishVariantReport(f.verify, report, true, "not verified", nullptr, kExitOk);
   }
   tune::VariantCheck check;
-  return VerifyVariant(f.model, f.output, f.verify, check, "hone convert");
+  return VerifyVariant(report, f.verify, check, "hone convert");
 }
 
 }  // namespace
@@ -91,6 +98,8 @@ Command AddConvertCommand(CLI::App& app) {
   auto flags = std::make_shared<ConvertFlags>();
   CLI::App* sub = app.add_subcommand("convert", "convert a model's weights and compute to FP16 or BF16, then verify "
                                                 "and measure the variant");
+  sub->footer("Examples:\n"
+                 "  hone convert models/fashion_mnist/model.onnx -o model.fp16.onnx --to fp16 --data models/fashion_mnist/test.npz");
   AddFlags(*sub, *flags);
   return [flags] { return Run(*flags); };
 }

@@ -6,11 +6,13 @@
 #include <iostream>
 #include <memory>
 
+#include "base/progress.h"
 #include "bench/report.h"
 #include "bench/system_info.h"
 #include "check/evaluate_report.h"
 #include "cli/common_flags.h"
 #include "cli/commands.h"
+#include "cli/report_output.h"
 
 namespace hone::cli {
 namespace {
@@ -23,6 +25,7 @@ struct EvaluateFlags {
   std::string task = "auto", scores = "auto";
   std::vector<std::string> perturb, gates;
   std::string json_path;
+  bool quiet = false;
 };
 
 void AddFlags(CLI::App& sub, EvaluateFlags& f) {
@@ -31,12 +34,12 @@ void AddFlags(CLI::App& sub, EvaluateFlags& f) {
   sub.add_option("model", s.model_path, "the .onnx file")->required();
   AddInputFlags(sub, s.inputs, f.inputs);
   sub.add_option("--batch", s.batch, "samples per run (default: the inputs' batch size, 1 for a dynamic one)");
-  AddRuntimeFlags(sub, f.runtime, f.runtime_raw);
+  AddRuntimeFlags(sub, f.runtime, f.runtime_raw, RuntimeFlagUse::kSingleRun);
   sub.add_option("--task", f.task,
                  "auto|classification|embedding|regression (auto: integer labels -> classification, other "
                  "labels -> regression, no labels with --against -> embedding)")
       ->capture_default_str();
-  sub.add_option("--output", s.output, "the output to evaluate (default: the model's first)");
+  sub.add_option("--output-name", s.output, "the model output to evaluate (default: the model's first)");
   sub.add_option("--labels", s.labels_key, "the dataset array with the labels or targets (default: label, labels, "
                                            "target, targets or y)");
   sub.add_option("--scores", f.scores, "classifier outputs are auto|logits|probabilities")->capture_default_str();
@@ -61,7 +64,9 @@ void AddFlags(CLI::App& sub, EvaluateFlags& f) {
   sub.add_option("--gate", f.gates,
                  "conditions that must hold, e.g. 'accuracy_drop<=0.005,ece_increase<=0.01,worst_slice_drop<=0.01'; "
                  "exit 1 when one fails");
-  sub.add_option("--json", f.json_path, "write the report as JSON to FILE");
+  sub.add_option("--json", f.json_path, "write the report as JSON to FILE (-: standard output, the text report then "
+                                       "going to standard error)");
+  sub.add_flag("--quiet", f.quiet, "no progress on standard error (the passes of each model over the dataset)");
 }
 
 Result<runtime::SessionOptions> SingleSession(const bench::RuntimeSweep& sweep) {
@@ -103,28 +108,29 @@ Status Apply(EvaluateFlags& f) {
   return Status::Ok();
 }
 
-// "AMD EPYC 9R14 96-Core Processor, 2 logical cores, Linux 6.1.0 x86_64, hone 0.1.0, GCC 12.2.0"
-std::string MachineLine() {
-  bench::SystemInfo s = bench::ReadSystemInfo();
-  return fmt::format("{}, {} logical cores, {}, hone {}, {}", s.cpu_model, s.logical_cores, s.kernel,
-                     s.hone_version, s.compiler);
-}
-
 int Run(EvaluateFlags& f) {
   auto fail = [](const Status& s) {
     std::cerr << "hone evaluate: " << s.message() << "\n";
     return kExitUsage;
   };
   if (Status s = Apply(f); !s.ok()) return fail(s);
+  if (Status s = RouteReports({{"--json", f.json_path}},
+                              {f.settings.model_path, f.settings.against_path, f.settings.inputs.data_path});
+      !s.ok())
+    return fail(s);
+  std::unique_ptr<Progress> progress = f.quiet ? nullptr : Progress::ForStderr("pass");
+  f.settings.progress = progress.get();
   auto report = check::Evaluate(f.settings);
+  if (progress) progress->Finish();
   if (!report.ok()) return fail(report.status());
-  report->machine = MachineLine();
+  report->machine = bench::DescribeMachine(bench::ReadSystemInfo());
   std::cout << check::EvaluateReportToText(*report);
   int code = report->passed() ? kExitOk : kExitCheckFailed;
   if (!f.json_path.empty()) {
-    std::string json =
-        check::EvaluateReportToJson(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (Status s = bench::WriteTextFile(f.json_path, json + "\n"); !s.ok()) code = fail(s);
+    Result<nlohmann::json> model = tune::ModelFileJson(f.settings.model_path);
+    Status s = model.ok() ? WriteJsonReport(f.json_path, "evaluate", *model, check::EvaluateReportToJson(*report))
+                          : model.status();
+    if (!s.ok()) code = fail(s);
   }
   return code;
 }
@@ -136,6 +142,9 @@ Command AddEvaluateCommand(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "evaluate", "measure a model's task quality on a labelled dataset: accuracy, calibration, slices, "
                   "robustness, stability; with --against and --gate, exit 1 when quality drops too far");
+  sub->footer("Examples:\n"
+                 "  hone evaluate models/fashion_mnist/model.onnx --data models/fashion_mnist/test.npz\n"
+                 "  hone evaluate model.int8.onnx --data models/fashion_mnist/test.npz --against models/fashion_mnist/model.onnx --gate 'accuracy_drop<=0.005'");
   AddFlags(*sub, *flags);
   return [flags] { return Run(*flags); };
 }

@@ -1,15 +1,68 @@
 // hone: benchmark-driven inference optimization. Parses the command line and hands over to a subcommand.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <map>
+#include <string>
+#include <vector>
 
+#include "base/nearest_name.h"
+#include "base/version.h"
+#include "bench/system_info.h"
+#include "cli/argument_check.h"
 #include "cli/commands.h"
+#include "cli/report_output.h"
+
+namespace {
+
+using hone::cli::kExitOk;
+using hone::cli::kExitUsage;
+
+// `hone --version` and `hone version`: hone's, ONNX Runtime's and what the CPU offers, since defaults depend on it.
+std::string VersionText() {
+  const hone::bench::SystemInfo s = hone::bench::ReadSystemInfo();
+  std::string features;
+  for (const auto& f : s.cpu_features) features += (features.empty() ? "" : " ") + f;
+  return fmt::format("hone {}\nONNX Runtime {}\nCPU: {}, {} logical core(s); features: {}\nbuilt with {}\n",
+                     hone::HoneVersion(), s.onnxruntime_version, s.cpu_model, s.logical_cores,
+                     features.empty() ? "(none detected)" : features, s.compiler);
+}
+
+CLI::App* FindSubcommand(CLI::App& app, const std::string& name) {
+  for (CLI::App* sub : app.get_subcommands({}))
+    if (sub->get_name() == name) return sub;
+  return nullptr;
+}
+
+// "unknown command 'bnech' (did you mean 'bench'?)"
+int UnknownCommand(CLI::App& app, const std::string& name) {
+  std::vector<std::string> names;
+  for (CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  const std::string near = hone::NearestName(name, names);
+  std::cerr << "hone: unknown command '" << name << "'" << (near.empty() ? "" : " (did you mean '" + near + "'?)")
+            << "; 'hone help' lists the commands\n";
+  return kExitUsage;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"hone: measure, optimize, verify and serve ONNX models"};
-  app.require_subcommand(1);
+  hone::cli::Invocation().argv.assign(argv, argv + argc);
+  CLI::App app{"hone: measure, optimize, verify and serve ONNX models", "hone"};
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "print hone's version, ONNX Runtime's and the CPU's features");
+  app.footer(
+      "Examples:\n"
+      "  hone info model.onnx\n"
+      "  hone bench model.onnx --concurrency 1,8 --json report.json\n"
+      "  hone quantize model.onnx -o model.int8.onnx --mode dynamic\n"
+      "  hone serve --model-repository repo/\n"
+      "  hone help bench");
   std::map<CLI::App*, hone::cli::Command> commands;
   auto add = [&](auto adder) {
     size_t before = app.get_subcommands({}).size();
@@ -23,12 +76,46 @@ int main(int argc, char** argv) {
   add(hone::cli::AddServeCommand);
   add(hone::cli::AddQuantizeCommand);
   add(hone::cli::AddConvertCommand);
+  CLI::App* version_command = app.add_subcommand("version", "print hone's version, as --version");
+  CLI::App* help_command = app.add_subcommand("help", "print the help of hone or of one command");
+  std::string help_topic;
+  help_command->add_option("command", help_topic, "the command to explain (default: list the commands)");
+
+  // Before CLI11: an unknown command or flag gets a suggestion, a value option never swallows the next flag.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0][0] != '-') {
+    CLI::App* sub = FindSubcommand(app, args[0]);
+    if (!sub) return UnknownCommand(app, args[0]);
+    auto checked = hone::cli::CheckArguments(*sub, std::vector<std::string>(args.begin() + 1, args.end()));
+    if (!checked.ok()) {
+      std::cerr << "hone " << sub->get_name() << ": " << checked.status().message() << "\n";
+      return kExitUsage;
+    }
+    args.resize(1);
+    args.insert(args.end(), checked->begin(), checked->end());
+  }
   try {
-    app.parse(argc, argv);
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     // CLI11 answers --help with success; every other parse error is bad usage.
-    return code == 0 ? hone::cli::kExitOk : hone::cli::kExitUsage;
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  if (version || version_command->parsed()) {
+    std::cout << VersionText();
+    return kExitOk;
+  }
+  if (help_command->parsed()) {
+    // CLI11's help() would describe the parsed `help` command itself; ask the formatter for the one wanted.
+    if (help_topic.empty()) {
+      std::cout << app.get_formatter()->make_help(&app, "hone", CLI::AppFormatMode::Normal);
+      return kExitOk;
+    }
+    CLI::App* sub = FindSubcommand(app, help_topic);
+    if (!sub) return UnknownCommand(app, help_topic);
+    std::cout << sub->get_formatter()->make_help(sub, "hone " + help_topic, CLI::AppFormatMode::Normal);
+    return kExitOk;
   }
   try {
     for (auto& [sub, run] : commands)
@@ -38,5 +125,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hone: %s\n", e.what());
     return hone::cli::kExitCheckFailed;
   }
-  return hone::cli::kExitUsage;
+  // No command: what there is to run.
+  std::cerr << app.get_formatter()->make_help(&app, "hone", CLI::AppFormatMode::Normal);
+  return kExitUsage;
 }

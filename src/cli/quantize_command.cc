@@ -11,11 +11,14 @@
 #include <iostream>
 #include <memory>
 
+#include "base/progress.h"
 #include "base/staged_output.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
+#include "cli/report_output.h"
 #include "cli/variant_flags.h"
 #include "onnx/quantize.h"
+#include "onnx/transform_summary_json.h"
 #include "tune/variant_check.h"
 
 namespace hone::cli {
@@ -113,6 +116,10 @@ int Run(QuantizeFlags& f) {
   };
   if (Status s = Apply(f); !s.ok()) return fail(s);
   // Refused before anything is read or written: an output that would replace the model it comes from.
+  if (Status s = RouteReports({{"--json", f.verify.json_path}},
+                              {f.model, f.output, f.verify.data.data_path, f.options.calibration_inputs.data_path});
+      !s.ok())
+    return fail(s);
   auto staged = StagedOutput::Create(f.output, f.model);
   if (!staged.ok()) return fail(staged.status());
   tune::VariantCheck check;
@@ -131,7 +138,13 @@ int Run(QuantizeFlags& f) {
       check.data_note = fmt::format("rows {} and after of '{}'; rows before calibrated", f.options.calibration_samples, cal);
     }
   }
+  // Calibration runs the model over its dataset: show the batches as they go (--quiet: none).
+  const bool calibrates = f.options.mode == onnx::QuantizeMode::kStatic;
+  std::unique_ptr<Progress> progress =
+      f.verify.quiet || !calibrates ? nullptr : Progress::ForStderr("calibration batch");
+  f.options.progress = progress.get();
   auto summary = onnx::QuantizeFile(f.model, staged->path(), f.options);
+  if (progress) progress->Finish();
   if (!summary.ok()) {
     const std::string message = staged->NameFinal(summary.status().message());
     if (summary.status().code() == StatusCode::kInternal) {
@@ -145,14 +158,16 @@ int Run(QuantizeFlags& f) {
     std::cerr << "hone quantize: nothing to quantize: no node of " << f.model << " was changed"
               << (summary->skipped.empty() ? " (no node of the selected op types)" : " (see 'kept float' above)")
               << ", so no variant was written to '" << f.output << "'\n";
-    return kExitCheckFailed;
   }
+  const VariantReport report{"quantize", f.model, f.output, onnx::QuantizeSummaryToJson(f.options, *summary)};
+  if (summary->quantized.empty())
+    return FinishVariantReport(f.verify, report, false, "nothing changed", nullptr, kExitCheckFailed);
   if (Status s = staged->Commit(); !s.ok()) return fail(s);
   if (f.verify.no_verify) {
     std::cout << "not verified (--no-verify): outputs, quality and speed against the source were not checked\n";
-    return kExitOk;
+    return FinishVariantReport(f.verify, report, true, "not verified", nullptr, kExitOk);
   }
-  return VerifyVariant(f.model, f.output, f.verify, check, "hone quantize");
+  return VerifyVariant(report, f.verify, check, "hone quantize");
 }
 
 }  // namespace
@@ -161,6 +176,9 @@ Command AddQuantizeCommand(CLI::App& app) {
   auto flags = std::make_shared<QuantizeFlags>();
   CLI::App* sub = app.add_subcommand("quantize", "quantize a model (dynamic INT8, static INT8 QDQ, weight-only "
                                                  "4/8-bit), then verify and measure the variant");
+  sub->footer("Examples:\n"
+                 "  hone quantize models/fashion_mnist/model.onnx -o model.int8.onnx --mode dynamic --data models/fashion_mnist/test.npz\n"
+                 "  hone quantize models/fashion_mnist/model.onnx -o model.qdq.onnx --mode static --calibration-data models/fashion_mnist/test.npz --calibration-samples 500 --data models/fashion_mnist/test.npz");
   AddFlags(*sub, *flags);
   return [flags] { return Run(*flags); };
 }

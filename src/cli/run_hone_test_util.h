@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstring>
@@ -74,6 +75,31 @@ inline RunResult RunHone(std::vector<std::string> args, const std::filesystem::p
   r.out = ReadAll(out_path);
   r.err = ReadAll(err_path);
   return r;
+}
+
+// Reads a hone report (`--json FILE`) and checks its envelope (tool, schema_version, report == `kind`, command,
+// system, model); returns the subcommand's body. A copy goes to <build>/test-reports/, where the schema test
+// (tests/python/test_report_schemas.py) validates every report the tests wrote.
+inline nlohmann::json ReadReport(const std::string& path, const std::string& kind) {
+  const std::string text = ReadAll(path);
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    ADD_FAILURE() << path << " is not a JSON object:\n" << text;
+    return nlohmann::json();
+  }
+  EXPECT_EQ(j.value("tool", ""), "hone") << path;
+  EXPECT_EQ(j.value("schema_version", 0), 1) << path;
+  EXPECT_EQ(j.value("report", ""), kind) << path;
+  EXPECT_TRUE(j["command"].is_array() && !j["command"].empty()) << path;
+  EXPECT_TRUE(j["system"].is_object() && j["model"].is_object()) << path;
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::filesystem::path copies = std::filesystem::path(HONE_BINARY_DIR) / "test-reports";
+  std::error_code ec;
+  std::filesystem::create_directories(copies, ec);
+  std::ofstream(copies / (std::string(test ? test->test_suite_name() : "x") + "." + (test ? test->name() : "x") +
+                          "." + std::filesystem::path(path).filename().string()))
+      << text;
+  return j.contains(kind) ? j[kind] : nlohmann::json();
 }
 
 }  // namespace hone::test

@@ -6,8 +6,11 @@
 #include <filesystem>
 #include <iostream>
 
+#include "base/progress.h"
 #include "check/gates.h"
 #include "cli/commands.h"
+#include "cli/report_output.h"
+#include "tune/variant_check_json.h"
 
 namespace hone::cli {
 namespace fs = std::filesystem;
@@ -15,6 +18,7 @@ namespace fs = std::filesystem;
 void AddVariantFlags(CLI::App& app, VariantFlags& f) {
   app.add_flag("--no-verify", f.no_verify, "write the variant without comparing, evaluating or benchmarking it");
   app.add_flag("--no-bench", f.no_bench, "verify the variant's outputs but do not benchmark it");
+  app.add_flag("--quiet", f.quiet, "no progress on standard error (calibration batches, verification rounds)");
   AddInputFlags(app, f.data, f.data_flags);
   app.add_option("--intra-op-threads", f.intra_op_threads,
                  "ONNX Runtime threads inside one operator for calibration, verification and bench (0: default)")
@@ -34,10 +38,36 @@ void AddVariantFlags(CLI::App& app, VariantFlags& f) {
   app.add_option("--bench-window-ms", f.bench_window_ms,
                  "speed: each measurement is a short warm-up and two windows of this length")
       ->capture_default_str();
+  app.add_option("--json", f.json_path,
+                 "write the report (what changed, the verification and its verdict) as JSON to FILE (-: standard "
+                 "output, the text report then going to standard error)");
 }
 
-int VerifyVariant(const std::string& source, const std::string& variant, VariantFlags& f,
-                  tune::VariantCheck& check, const std::string& command) {
+int FinishVariantReport(const VariantFlags& flags, const VariantReport& report, bool written,
+                        std::string_view verdict, nlohmann::json verification, int code) {
+  if (flags.json_path.empty()) return code;
+  Result<nlohmann::json> source = tune::ModelFileJson(report.source);
+  Result<nlohmann::json> variant = written ? tune::ModelFileJson(report.output) : Result<nlohmann::json>(nullptr);
+  Status s = !source.ok() ? source.status() : variant.status();
+  if (s.ok()) {
+    nlohmann::json body = {{"output", report.output},
+                           {"transform", report.transform},
+                           {"variant_model", *variant},
+                           {"verdict", std::string(verdict)},
+                           {"verification", std::move(verification)}};
+    s = WriteJsonReport(flags.json_path, report.kind, *source, std::move(body));
+  }
+  if (!s.ok()) {
+    std::cerr << "hone " << report.kind << ": " << s.message() << "\n";
+    return kExitUsage;
+  }
+  return code;
+}
+
+int VerifyVariant(const VariantReport& report, VariantFlags& f, tune::VariantCheck& check,
+                  const std::string& command) {
+  const std::string& source = report.source;
+  const std::string& variant = report.output;
   auto fail = [&command](const Status& s) {
     std::cerr << command << ": " << s.message() << "\n";
     return kExitUsage;
@@ -61,14 +91,18 @@ int VerifyVariant(const std::string& source, const std::string& variant, Variant
   if (f.bench_rounds < 1) return fail(Status::InvalidArgument("--bench-rounds: expected >= 1"));
   if (!(f.bench_window_ms > 0)) return fail(Status::InvalidArgument("--bench-window-ms: expected > 0"));
   check.bench_window_s = f.bench_window_ms / 1000.0;
+  std::unique_ptr<Progress> progress = f.quiet ? nullptr : Progress::ForStderr("verification round");
+  check.progress = progress.get();
   auto outcome = tune::CheckVariant(check);
+  if (progress) progress->Finish();
   if (!outcome.ok()) return fail(outcome.status());
   std::cout << tune::VariantOutcomeToText(check, *outcome);
+  const nlohmann::json verification = tune::VariantOutcomeToJson(check, *outcome);
   if (!outcome->passed()) {
     std::cerr << command << ": the variant failed verification; it is kept at '" << variant << "' for inspection\n";
-    return kExitCheckFailed;
+    return FinishVariantReport(f, report, true, "failed", verification, kExitCheckFailed);
   }
-  return kExitOk;
+  return FinishVariantReport(f, report, true, "passed", verification, kExitOk);
 }
 
 ScratchFile::ScratchFile() {

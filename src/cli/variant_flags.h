@@ -3,7 +3,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/common_flags.h"
@@ -23,15 +25,31 @@ struct VariantFlags {
   int bench_rounds = 3;
   int64_t bench_batch = 0;
   double bench_window_ms = 250;
+  bool quiet = false;  // no progress on standard error (calibration batches, verification rounds)
+  std::string json_path;  // --json FILE|-
 };
+
+// What the command made, for its --json report ("quantize" or "convert" in the envelope).
+struct VariantReport {
+  std::string kind;  // "quantize"
+  std::string source, output;
+  nlohmann::json transform;  // onnx::QuantizeSummaryToJson, ConvertSummaryToJson
+};
+
+// Writes the --json report when one was asked for: the transform, the variant's model object (when `written`),
+// `verdict` ("passed", "failed", "not verified", "nothing changed") and `verification` (VariantOutcomeToJson, or
+// null). Returns `code`, or 2 when the report cannot be written (said on standard error).
+int FinishVariantReport(const VariantFlags& flags, const VariantReport& report, bool written,
+                        std::string_view verdict, nlohmann::json verification, int code);
 
 void AddVariantFlags(CLI::App& app, VariantFlags& flags);
 
 // Verifies `variant` against `source` with `flags` (check carries what the command already set, such as the
 // held-out note), prints the summary and returns the exit code: 0 passed, 1 failed (the variant stays on disk),
 // 2 for bad flags or data. `command` prefixes error messages ("hone quantize").
-int VerifyVariant(const std::string& source, const std::string& variant, VariantFlags& flags,
-                  tune::VariantCheck& check, const std::string& command);
+// Ends with FinishVariantReport.
+int VerifyVariant(const VariantReport& report, VariantFlags& flags, tune::VariantCheck& check,
+                  const std::string& command);
 
 // A path in the system temp dir for a file of this process, removed on destruction.
 class ScratchFile {

@@ -27,18 +27,6 @@ nlohmann::json DimsToJson(const TensorInfo& t) {
   return dims;
 }
 
-nlohmann::json TensorsToJson(const std::vector<TensorInfo>& tensors) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const TensorInfo& t : tensors) {
-    out.push_back({{"name", t.name},
-                   {"datatype", t.type == DataType::kInvalid ? nlohmann::json(nullptr)
-                                                             : nlohmann::json(DataTypeName(t.type))},
-                   {"onnx_type", t.onnx_type},
-                   {"shape", DimsToJson(t)}});
-  }
-  return out;
-}
-
 // Rows of cells, columns padded to their widest cell; indented (under a heading) by default.
 std::string Table(const std::vector<std::vector<std::string>>& rows, const std::string& indent = "  ") {
   std::vector<size_t> widths;
@@ -76,6 +64,19 @@ std::string FirstLine(const std::string& text) {
 
 }  // namespace
 
+nlohmann::json TensorInfosToJson(const std::vector<TensorInfo>& tensors) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TensorInfo& t : tensors) {
+    out.push_back({{"name", t.name},
+                   {"datatype", t.type == DataType::kInvalid ? nlohmann::json(nullptr)
+                                                             : nlohmann::json(DataTypeName(t.type))},
+                   {"onnx_type", t.onnx_type},
+                   {"shape", DimsToJson(t)}});
+  }
+  return out;
+}
+
+
 nlohmann::json ModelInfoToJson(const ModelInfo& info) {
   nlohmann::json opsets = nlohmann::json::array();
   for (const auto& [domain, version] : info.opsets) opsets.push_back({{"domain", domain}, {"version", version}});
@@ -92,8 +93,8 @@ nlohmann::json ModelInfoToJson(const ModelInfo& info) {
           {"doc_string", info.doc_string},
           {"model_version", info.model_version},
           {"opsets", opsets},
-          {"inputs", TensorsToJson(info.inputs)},
-          {"outputs", TensorsToJson(info.outputs)},
+          {"inputs", TensorInfosToJson(info.inputs)},
+          {"outputs", TensorInfosToJson(info.outputs)},
           {"node_count", info.node_count},
           {"operators", operators},
           {"parameter_count", info.parameter_count},

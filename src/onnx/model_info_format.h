@@ -17,6 +17,9 @@ namespace hone::onnx {
 // uses_external_data, metadata {key: value}.
 nlohmann::json ModelInfoToJson(const ModelInfo& info);
 
+// The inputs or outputs part of it: [{name, datatype, onnx_type, shape}].
+nlohmann::json TensorInfosToJson(const std::vector<TensorInfo>& tensors);
+
 // A report: file and size, producer, IR version, opsets, parameters, nodes, an inputs and an outputs table (name,
 // type, shape), the most frequent operators (top 15), and metadata. Every number has a unit. Ends with a newline.
 std::string ModelInfoToText(const ModelInfo& info);

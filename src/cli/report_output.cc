@@ -1,0 +1,60 @@
+#include "cli/report_output.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "base/atomic_file.h"
+#include "base/staged_output.h"
+
+namespace hone::cli {
+namespace {
+
+// Standard output's own buffer, kept when std::cout is routed to standard error.
+std::streambuf* g_stdout = nullptr;
+
+}  // namespace
+
+tune::ReportContext& Invocation() {
+  static tune::ReportContext context;
+  return context;
+}
+
+Status RouteReports(const std::vector<std::pair<std::string, std::string>>& flag_and_path,
+                    const std::vector<std::string>& inputs) {
+  std::string dash_flag;
+  for (const auto& [flag, path] : flag_and_path) {
+    if (path.empty()) continue;
+    if (path == "-") {
+      if (!dash_flag.empty())
+        return Status::InvalidArgument(flag + " -: standard output is already taken by " + dash_flag + " -");
+      dash_flag = flag;
+      continue;
+    }
+    for (const std::string& input : inputs)
+      if (!input.empty() && SamePath(path, input))
+        return Status::InvalidArgument(flag + " '" + path + "' is the input '" + input +
+                                       "': a report never replaces what it reports on");
+  }
+  if (!dash_flag.empty() && !g_stdout) {
+    std::cout.flush();
+    g_stdout = std::cout.rdbuf(std::cerr.rdbuf());
+  }
+  return Status::Ok();
+}
+
+Status WriteReport(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::ostream out(g_stdout ? g_stdout : std::cout.rdbuf());
+    out << text;
+    out.flush();
+    return out ? Status::Ok() : Status::Internal("writing the report to standard output failed");
+  }
+  return WriteFileAtomically(path, text);
+}
+
+Status WriteJsonReport(const std::string& path, std::string_view report, nlohmann::json model, nlohmann::json body) {
+  const nlohmann::json j = tune::MakeReport(report, Invocation(), std::move(model), std::move(body));
+  return WriteReport(path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+}  // namespace hone::cli
