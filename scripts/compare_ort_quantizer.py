@@ -67,7 +67,7 @@ def run(path, inputs, batch):
 
 def bench_figures(path):
     with open(path) as f:
-        point = json.load(f)["points"][0]
+        point = json.load(f)["bench"]["points"][0]
     return point["latency_us"]["p50"], point["throughput"]["samples_per_s"], point["stable"]
 
 
