@@ -23,6 +23,16 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 }
 
 std::string NearestName(std::string_view typed, const std::vector<std::string>& known) {
+  // A name cut short at a word boundary ("--output" for "--output-name", "max_batch" for "max_batch_size") is what the user meant when exactly one name extends it.
+  std::string extended;
+  int extensions = 0;
+  for (const std::string& name : known)
+    if (name.size() > typed.size() && name.compare(0, typed.size(), typed) == 0 &&
+        (name[typed.size()] == '-' || name[typed.size()] == '_')) {
+      extended = name;
+      ++extensions;
+    }
+  if (extensions == 1) return extended;
   std::string best;
   size_t best_distance = 0;
   for (const std::string& name : known) {

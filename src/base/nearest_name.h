@@ -12,7 +12,8 @@ namespace hone {
 size_t EditDistance(std::string_view a, std::string_view b);
 
 // The known name nearest to `typed`, or "" when none is within a third of the longer name's length (at least 1,
-// at most 3 edits): "bnech" -> "bench", "--concurency" -> "--concurrency", "xyz" -> "".
+// at most 3 edits): "bnech" -> "bench", "--concurency" -> "--concurrency", "xyz" -> "". A name that is the
+// start of exactly one known name up to a '-' or '_' is that name: "--output" -> "--output-name".
 std::string NearestName(std::string_view typed, const std::vector<std::string>& known);
 
 }  // namespace hone

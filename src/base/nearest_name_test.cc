@@ -23,6 +23,8 @@ TEST(NearestNameTest, SuggestsOnlyWhatIsClose) {
   EXPECT_EQ(NearestName("bench", commands), "");  // not a typo
   EXPECT_EQ(NearestName("--concurency", {"--concurrency", "--rate"}), "--concurrency");
   EXPECT_EQ(NearestName("x", {}), "");
+  EXPECT_EQ(NearestName("--output", {"--output-name", "--json"}), "--output-name");
+  EXPECT_EQ(NearestName("--log", {"--log-info", "--log-error"}), "");  // which one is not clear
 }
 
 }  // namespace

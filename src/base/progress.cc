@@ -78,11 +78,18 @@ void Progress::Update(std::string_view detail) {
 void Progress::StepDone(size_t done, std::string_view label) {
   std::lock_guard lock(mu_);
   done_ = done;
-  const std::string line = Line(noun_, done, total_, label, clock_() - start_s_, done);
-  if (terminal_)
+  const double now = clock_();
+  const std::string line = Line(noun_, done, total_, label, now - start_s_, done);
+  if (terminal_) {
     WriteTerminal(line);
-  else
-    sink_(line + "\n");
+    return;
+  }
+  // Piped, fast steps (calibration batches) would fill the log: the first and the last step always make a line,
+  // the ones between at most one a second.
+  const bool last = total_ > 0 && done >= total_;
+  if (done > 1 && !last && now - last_piped_s_ < 1.0) return;
+  last_piped_s_ = now;
+  sink_(line + "\n");
 }
 
 void Progress::Finish() {

@@ -2,8 +2,8 @@
 // rows of an evaluation): "point 3 of 12: concurrency 4, batch 1 (12.0 s elapsed, about 36 s left)".
 //
 // On a terminal it is one line that rewrites itself ("\r...\x1b[K") and is cleared by Finish(), so the report that
-// follows starts on a clean line; piped (a log file, CI) it writes one line per finished step and nothing else, so
-// the log stays readable. Library code takes a `Progress*` that may be null and stays quiet then: whether to show
+// follows starts on a clean line; piped (a log file, CI) it writes a line for the first and the last finished
+// step and for those between at most one a second, and nothing else, so the log stays readable. Library code takes a `Progress*` that may be null and stays quiet then: whether to show
 // progress is the command line's decision (--quiet).
 //
 // Thread-safe: every method may be called from any thread (a load generator reports from its measuring thread).
@@ -63,6 +63,7 @@ class Progress {
   size_t done_ = 0;           // guarded by mu_
   double start_s_ = 0;        // guarded by mu_
   bool line_shown_ = false;   // guarded by mu_: a terminal line is on screen
+  double last_piped_s_ = -1e9;  // guarded by mu_: when the last piped line was written
 };
 
 }  // namespace hone

@@ -40,6 +40,21 @@ TEST(ProgressTest, PipedWritesOneLinePerFinishedStepAndNoUpdates) {
             "point 2 of 2: concurrency 2 (4.0 s elapsed, done)\n");
 }
 
+TEST(ProgressTest, PipedFastStepsMakeAtMostALineASecond) {
+  Fixture f;
+  {
+    Progress p = f.Make(false);
+    p.Start(8);
+    for (size_t step = 1; step <= 8; ++step) {
+      f.now_s += 0.25;  // exact in binary: 2 s in all
+      p.StepDone(step, "");
+    }
+  }
+  // The first step, the next a second after it, and the last.
+  auto line = [](size_t step, double elapsed) { return Progress::Line("point", step, 8, "", elapsed, step) + "\n"; };
+  EXPECT_EQ(f.out, line(1, 0.25) + line(5, 1.25) + line(8, 2.0));
+}
+
 TEST(ProgressTest, TerminalRewritesOneLineAndClearsItAtTheEnd) {
   Fixture f;
   Progress p = f.Make(true);

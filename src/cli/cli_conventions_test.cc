@@ -74,7 +74,8 @@ TEST_F(CliConventionsTest, MistypedCommandsAndFlagsGetTheNearestName) {
   ExpectUsage(Hone({"xyzzy"}), {"unknown command 'xyzzy'", "'hone help'"});
   RunResult flag = Hone({"bench", kModel, "--concurency", "2"});
   ExpectUsage(flag, {"hone bench: unknown flag '--concurency'", "did you mean '--concurrency'?"});
-  ExpectUsage(Hone({"evaluate", kModel, "--output", "logits"}), {"unknown flag '--output'"});
+  ExpectUsage(Hone({"evaluate", kModel, "--output", "logits"}),
+              {"unknown flag '--output'", "did you mean '--output-name'?"});
 }
 
 TEST_F(CliConventionsTest, AValueOptionNeverSwallowsTheNextFlag) {
@@ -104,6 +105,8 @@ TEST_F(CliConventionsTest, JsonToStandardOutputSendsTheTextToStandardError) {
 TEST_F(CliConventionsTest, AReportNeverReplacesAnInput) {
   ExpectUsage(Hone({"info", kModel, "--json", kModel}), {"is the input", kModel});
   ExpectUsage(Hone({"evaluate", kModel, "--data", kData, "--json", kData}), {"is the input", kData});
+  // A folder that is not there is said before any work, not after minutes of measuring.
+  ExpectUsage(Hone({"bench", kModel, "--json", Path("missing/r.json")}), {"missing", "does not exist"});
 }
 
 TEST_F(CliConventionsTest, QuantizeReportsWhatChangedAndTheVerdict) {

@@ -1,6 +1,9 @@
 #include "cli/report_output.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "base/atomic_file.h"
@@ -30,6 +33,14 @@ Status RouteReports(const std::vector<std::pair<std::string, std::string>>& flag
       dash_flag = flag;
       continue;
     }
+    // Checked now rather than after minutes of measuring: the report's folder must be there to write into.
+    const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(parent, ec))
+      return Status::InvalidArgument(flag + " '" + path + "': the folder '" + parent.string() +
+                                     "' does not exist (hone does not create it)");
+    if (::access(parent.c_str(), W_OK) != 0)
+      return Status::InvalidArgument(flag + " '" + path + "': the folder '" + parent.string() + "' is not writable");
     for (const std::string& input : inputs)
       if (!input.empty() && SamePath(path, input))
         return Status::InvalidArgument(flag + " '" + path + "' is the input '" + input +

@@ -64,14 +64,8 @@ std::string NearestConfigField(std::string_view type, std::string_view field) {
     for (int i = 0; i < message->field_count(); ++i) known.push_back(std::string(message->field(i)->name()));
   for (const TritonField& f : kUnsupported)
     if (f.type == type) known.emplace_back(f.field);
-  // A name cut short ("max_batch" for "max_batch_size") is too many edits away for NearestName, and as clear.
-  std::string prefixed;
-  for (const std::string& name : known) {
-    if (field.size() < 4 || name.size() <= field.size() || name.compare(0, field.size(), field) != 0) continue;
-    if (!prefixed.empty()) return NearestName(field, known);  // two candidates: no guess from the prefix
-    prefixed = name;
-  }
-  return prefixed.empty() ? NearestName(field, known) : prefixed;
+  // NearestName also takes a name cut short at a word boundary ("max_batch" for "max_batch_size").
+  return NearestName(field, known);
 }
 
 }  // namespace hone::serve
