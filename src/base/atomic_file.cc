@@ -1,5 +1,6 @@
 #include "base/atomic_file.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -27,6 +28,11 @@ Status WriteFileAtomically(const std::string& path, const std::string& text) {
       fs::remove(temp, ec);
       return Status::Internal("writing '" + path + "' failed");
     }
+  }
+  // On disk before the rename, so that a crash never leaves the name pointing at an empty file.
+  if (int fd = ::open(temp.c_str(), O_RDONLY); fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
   }
   if (std::rename(temp.c_str(), target.c_str()) != 0) {
     const std::string why = std::strerror(errno);

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/utc_time.h"
+
 namespace hone {
 namespace {
 
@@ -39,14 +41,6 @@ const char* LevelName(LogLevel level) {
   return "?";
 }
 
-// "2026-12-02T15:31:07.123456Z"
-std::string Timestamp(int64_t unix_micros) {
-  std::time_t seconds = static_cast<std::time_t>(unix_micros / 1'000'000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                     utc.tm_hour, utc.tm_min, utc.tm_sec, unix_micros % 1'000'000);
-}
 
 }  // namespace
 
@@ -76,10 +70,11 @@ LogFormat GetLogFormat() { return static_cast<LogFormat>(format.load(std::memory
 
 std::string FormatLogLine(LogFormat f, LogLevel level, std::string_view message, const LogFields& fields,
                           int64_t unix_micros) {
-  if (f == LogFormat::kText) return fmt::format("{} {} {}\n", LevelLetter(level), Timestamp(unix_micros), message);
+  if (f == LogFormat::kText)
+    return fmt::format("{} {} {}\n", LevelLetter(level), UtcTimestamp(unix_micros), message);
   // nlohmann escapes what JSON needs and replaces bytes that are not UTF-8; ordered, so that each line starts with
   // the same three keys.
-  nlohmann::ordered_json j = {{"timestamp", Timestamp(unix_micros)}, {"level", LevelName(level)},
+  nlohmann::ordered_json j = {{"timestamp", UtcTimestamp(unix_micros)}, {"level", LevelName(level)},
                               {"message", std::string(message)}};
   for (const LogField& field : fields) {
     if (field.number)

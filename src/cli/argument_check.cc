@@ -1,5 +1,6 @@
 #include "cli/argument_check.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "base/nearest_name.h"
@@ -23,9 +24,10 @@ std::vector<std::string> FlagNames(const CLI::App& app) {
   for (const CLI::Option* o : app.get_options()) {
     for (const auto& l : o->get_lnames()) names.push_back("--" + l);
     for (const auto& s : o->get_snames()) names.push_back("-" + s);
-    for (const auto& f : o->get_fnames())
-      if (f.rfind("no-", 0) == 0 || f.rfind("--", 0) == 0) names.push_back(f.rfind("--", 0) == 0 ? f : "--" + f);
   }
+  // A negatable flag (--x,!--no-x) lists --no-x among its long names already; each name once.
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
 }
 
@@ -34,6 +36,8 @@ Result<std::vector<std::string>> CheckArguments(const CLI::App& subcommand, std:
     const std::string& arg = args[i];
     if (arg == "--") break;  // everything after is positional
     if (!LooksLikeFlag(arg)) continue;
+    // A short option with its value attached ("-omodel.onnx") is CLI11's to split.
+    if (arg[1] != '-' && arg.size() > 2 && subcommand.get_option_no_throw(arg.substr(0, 2))) continue;
     const size_t eq = arg.find('=');
     const std::string name = arg.substr(0, eq);
     const CLI::Option* option = subcommand.get_option_no_throw(name);
@@ -45,7 +49,10 @@ Result<std::vector<std::string>> CheckArguments(const CLI::App& subcommand, std:
     }
     if (!TakesValue(*option)) {
       const std::string next = i + 1 < args.size() ? args[i + 1] : "";
-      if (eq == std::string::npos && (next == "true" || next == "false")) {
+      // Triton's spellings of a boolean value, as CLI11 reads them after "=".
+      static const char* const kBooleans[] = {"true", "false", "1", "0", "on", "off", "yes", "no"};
+      const bool boolean = std::find(std::begin(kBooleans), std::end(kBooleans), next) != std::end(kBooleans);
+      if (eq == std::string::npos && boolean) {
         args[i] += "=" + next;
         args.erase(args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
       }

@@ -135,6 +135,10 @@ int Run(CLI::App& sub, BenchFlags& f) {
   if (Status s = ResolveMode(sub, f); !s.ok()) return fail(s);
   if (Status s = ApplyInputFlags(f.inputs, f.settings.inputs); !s.ok()) return fail(s);
   if (Status s = ApplyRuntimeFlags(f.runtime, f.settings.runtime); !s.ok()) return fail(s);
+  if (Status s = RefuseOverwritingInputs({{"--save-optimized", f.settings.runtime.save_optimized_path}},
+                                         {f.settings.model_path, f.settings.inputs.data_path});
+      !s.ok())
+    return fail(s);
   if (Status s = RouteReports({{"--json", f.json_path}, {"--csv", f.csv_path}},
                               {f.settings.model_path, f.settings.inputs.data_path});
       !s.ok())

@@ -87,6 +87,15 @@ TEST_F(CliConventionsTest, AValueOptionNeverSwallowsTheNextFlag) {
   EXPECT_EQ(negative.exit_code, 0) << negative.Describe();
 }
 
+TEST_F(CliConventionsTest, ShortOptionsTakeAttachedValuesAndBooleansTakeTritonsSpellings) {
+  RunResult attached = Hone({"convert", kModel, "-o" + Path("h.onnx"), "--to", "fp16", "--no-verify"});
+  EXPECT_EQ(attached.exit_code, 0) << attached.Describe();
+  EXPECT_TRUE(std::filesystem::exists(Path("h.onnx")));
+  // `--no-verify 1` is Triton's way of writing --no-verify=1.
+  RunResult spelled = Hone({"convert", kModel, "-o", Path("h2.onnx"), "--to", "fp16", "--no-verify", "1"});
+  EXPECT_EQ(spelled.exit_code, 0) << spelled.Describe();
+}
+
 TEST_F(CliConventionsTest, AListWithAnEmptyItemIsAnError) {
   ExpectUsage(Hone({"bench", kModel, "--concurrency", "1,,2"}), {"--concurrency '1,,2'", "empty item"});
   ExpectUsage(Hone({"bench", kModel, "--rate=100,"}), {"--rate '100,'", "empty item"});
@@ -105,6 +114,14 @@ TEST_F(CliConventionsTest, JsonToStandardOutputSendsTheTextToStandardError) {
 TEST_F(CliConventionsTest, AReportNeverReplacesAnInput) {
   ExpectUsage(Hone({"info", kModel, "--json", kModel}), {"is the input", kModel});
   ExpectUsage(Hone({"evaluate", kModel, "--data", kData, "--json", kData}), {"is the input", kData});
+  // Nor a model or dataset it does not read, a folder, or two reports in one file.
+  ExpectUsage(Hone({"info", kModel, "--json", Path("other.onnx")}), {"never written to a .onnx file"});
+  ExpectUsage(Hone({"info", kModel, "--json", dir_.path().string()}), {"is a folder"});
+  ExpectUsage(Hone({"bench", kModel, "--json", Path("r.txt"), "--csv", Path("r.txt")}),
+              {"--csv", "is also --json's file"});
+  // Saved outputs never replace the model they come from.
+  ExpectUsage(Hone({"compare", kModel, kModel, "--save-outputs", kModel}), {"--save-outputs", "is the input"});
+  EXPECT_TRUE(FilesWritten().empty());
   // A folder that is not there is said before any work, not after minutes of measuring.
   ExpectUsage(Hone({"bench", kModel, "--json", Path("missing/r.json")}), {"missing", "does not exist"});
 }

@@ -80,10 +80,15 @@ int Run(CompareFlags& f) {
     return kExitUsage;
   };
   if (Status s = Apply(f); !s.ok()) return fail(s);
-  if (Status s = RouteReports({{"--json", f.json_path}},
-                              {f.job.reference_path, f.job.candidate_path, f.job.inputs.data_path});
+  const std::vector<std::string> inputs = {f.job.reference_path, f.job.candidate_path, f.job.inputs.data_path};
+  if (Status s = RefuseOverwritingInputs({{"--save-outputs", f.job.save_reference_outputs},
+                                          {"--save-candidate-outputs", f.job.save_candidate_outputs},
+                                          {"--save-optimized", f.runtime.save_optimized_path},
+                                          {"--json", f.json_path}},
+                                         inputs);
       !s.ok())
     return fail(s);
+  if (Status s = RouteReports({{"--json", f.json_path}}, inputs); !s.ok()) return fail(s);
   auto report = check::RunCompare(f.job);
   if (!report.ok()) return fail(report.status());
   report->machine = bench::DescribeMachine(bench::ReadSystemInfo());

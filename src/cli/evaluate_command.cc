@@ -114,10 +114,11 @@ int Run(EvaluateFlags& f) {
     return kExitUsage;
   };
   if (Status s = Apply(f); !s.ok()) return fail(s);
-  if (Status s = RouteReports({{"--json", f.json_path}},
-                              {f.settings.model_path, f.settings.against_path, f.settings.inputs.data_path});
-      !s.ok())
+  const std::vector<std::string> inputs = {f.settings.model_path, f.settings.against_path,
+                                           f.settings.inputs.data_path};
+  if (Status s = RefuseOverwritingInputs({{"--save-optimized", f.runtime.save_optimized_path}}, inputs); !s.ok())
     return fail(s);
+  if (Status s = RouteReports({{"--json", f.json_path}}, inputs); !s.ok()) return fail(s);
   std::unique_ptr<Progress> progress = f.quiet ? nullptr : Progress::ForStderr("pass");
   f.settings.progress = progress.get();
   auto report = check::Evaluate(f.settings);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <string_view>
 #include <filesystem>
 #include <iostream>
 
@@ -22,10 +23,29 @@ tune::ReportContext& Invocation() {
   return context;
 }
 
+Status RefuseOverwritingInputs(const std::vector<std::pair<std::string, std::string>>& flag_and_path,
+                               const std::vector<std::string>& inputs) {
+  for (size_t i = 0; i < flag_and_path.size(); ++i) {
+    const auto& [flag, path] = flag_and_path[i];
+    if (path.empty() || path == "-") continue;
+    for (size_t j = 0; j < i; ++j)
+      if (!flag_and_path[j].second.empty() && SamePath(path, flag_and_path[j].second))
+        return Status::InvalidArgument(flag + " '" + path + "' is also " + flag_and_path[j].first +
+                                       "'s file: one would replace the other");
+    for (const std::string& input : inputs)
+      if (!input.empty() && SamePath(path, input))
+        return Status::InvalidArgument(flag + " '" + path + "' is the input '" + input +
+                                       "': hone never writes over what it reads");
+  }
+  return Status::Ok();
+}
+
 Status RouteReports(const std::vector<std::pair<std::string, std::string>>& flag_and_path,
                     const std::vector<std::string>& inputs) {
+  HONE_RETURN_IF_ERROR(RefuseOverwritingInputs(flag_and_path, inputs));
   std::string dash_flag;
-  for (const auto& [flag, path] : flag_and_path) {
+  for (size_t i = 0; i < flag_and_path.size(); ++i) {
+    const auto& [flag, path] = flag_and_path[i];
     if (path.empty()) continue;
     if (path == "-") {
       if (!dash_flag.empty())
@@ -33,6 +53,15 @@ Status RouteReports(const std::vector<std::pair<std::string, std::string>>& flag
       dash_flag = flag;
       continue;
     }
+    // A model or a dataset is never a report, even one this command does not read (the old `hone info --json
+    // a.onnx b.onnx` form would otherwise write over a.onnx).
+    for (std::string_view kept : {".onnx", ".npz", ".npy", ".data"})
+      if (path.size() >= kept.size() && std::string_view(path).substr(path.size() - kept.size()) == kept)
+        return Status::InvalidArgument(flag + " '" + path + "': a report is never written to a " +
+                                       std::string(kept) + " file (a model or a dataset); give a .json or .csv path");
+    std::error_code dir_ec;
+    if (std::filesystem::is_directory(path, dir_ec))
+      return Status::InvalidArgument(flag + " '" + path + "' is a folder: give a file name in it");
     // Checked now rather than after minutes of measuring: the report's folder must be there to write into.
     const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
     std::error_code ec;
@@ -41,10 +70,6 @@ Status RouteReports(const std::vector<std::pair<std::string, std::string>>& flag
                                      "' does not exist (hone does not create it)");
     if (::access(parent.c_str(), W_OK) != 0)
       return Status::InvalidArgument(flag + " '" + path + "': the folder '" + parent.string() + "' is not writable");
-    for (const std::string& input : inputs)
-      if (!input.empty() && SamePath(path, input))
-        return Status::InvalidArgument(flag + " '" + path + "' is the input '" + input +
-                                       "': a report never replaces what it reports on");
   }
   if (!dash_flag.empty() && !g_stdout) {
     std::cout.flush();

@@ -19,6 +19,11 @@ tune::ReportContext& Invocation();
 Status RouteReports(const std::vector<std::pair<std::string, std::string>>& flag_and_path,
                     const std::vector<std::string>& inputs);
 
+// For every output a command writes besides its reports (--save-outputs, --save-optimized): none may be one of
+// the inputs or another's file. InvalidArgument naming the flag.
+Status RefuseOverwritingInputs(const std::vector<std::pair<std::string, std::string>>& flag_and_path,
+                               const std::vector<std::string>& inputs);
+
 // Writes `text` to `path`: standard output for "-", else atomically.
 Status WriteReport(const std::string& path, const std::string& text);
 

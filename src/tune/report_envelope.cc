@@ -1,12 +1,12 @@
 #include "tune/report_envelope.h"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <cmath>
 #include <filesystem>
 
 #include "base/file_digest.h"
+#include "base/utc_time.h"
 #include "onnx/model_info.h"
 #include "onnx/model_info_format.h"
 
@@ -84,10 +84,6 @@ nlohmann::json SystemJson(const bench::SystemInfo& s) {
           {"compiler", s.compiler}};
 }
 
-std::string Iso8601(std::chrono::system_clock::time_point t) {
-  const auto ms = std::chrono::time_point_cast<std::chrono::milliseconds>(t);
-  return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", ms);
-}
 
 void NullNonFinite(nlohmann::json& j) {
   if (j.is_object()) {
@@ -126,8 +122,8 @@ nlohmann::json MakeReport(std::string_view report, const ReportContext& context,
   nlohmann::json j = {{"tool", "hone"},
                       {"schema_version", kReportSchemaVersion},
                       {"report", std::string(report)},
-                      {"started_at", Iso8601(context.started_at)},
-                      {"finished_at", Iso8601(std::chrono::system_clock::now())},
+                      {"started_at", UtcTimestamp(context.started_at)},
+                      {"finished_at", UtcTimestamp(std::chrono::system_clock::now())},
                       {"command", context.argv},
                       {"system", SystemJson(bench::ReadSystemInfo())},
                       {"model", std::move(model)},

@@ -56,7 +56,5 @@ nlohmann::json MakeReport(std::string_view report, const ReportContext& context,
 // array, an array of the same length with null where the number was finite).
 void NullNonFinite(nlohmann::json& j);
 
-// "2026-12-03T17:32:31.123Z"
-std::string Iso8601(std::chrono::system_clock::time_point t);
 
 }  // namespace hone::tune

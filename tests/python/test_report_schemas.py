@@ -73,7 +73,9 @@ def test_each_subcommand_writes_a_valid_report_to_standard_output(hone_bin, tmp_
         "bench": [MODEL, "--concurrency", "1", *QUICK_BENCH],
         "compare": [MODEL, MODEL, "--data", DATA],
         "evaluate": [MODEL, "--data", DATA],
-        "quantize": [MODEL, "-o", tmp_path / "q.onnx", "--mode", "dynamic", "--data", DATA, "--no-bench", "--quiet"],
+        # Two bench rounds: the speed comparison and the source's spread are in the report.
+        "quantize": [MODEL, "-o", tmp_path / "q.onnx", "--mode", "dynamic", "--data", DATA, "--bench-rounds", "2",
+                     "--bench-window-ms", "100", "--quiet"],
         "convert": [MODEL, "-o", tmp_path / "h.onnx", "--to", "fp16", "--data", DATA, "--no-bench", "--quiet"],
     }[kind]
     r = run(hone_bin, kind, *args, "--json", "-")

@@ -135,7 +135,8 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
   const std::string label = fmt::format("model '{}' version {}", loaded->name, request.version);
   HONE_RETURN_IF_ERROR(CheckClaimedBatching(*sessions.front(), request, completion, label, &config));
   loaded->metadata = sessions.front()->metadata();
-  LogVerbose(1, "{}: completed config: {}", label, config.ShortDebugString());
+  // Printing the config costs a protobuf walk: only when someone reads it.
+  if (LogVerboseEnabled(1)) LogVerbose(1, "{}: completed config: {}", label, config.ShortDebugString());
   loaded->reshape = std::make_shared<const IoReshape>(config);
   double open_ms = MillisSince(start);
 

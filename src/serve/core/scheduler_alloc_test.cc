@@ -22,6 +22,13 @@ __attribute__((noinline)) void* operator new(std::size_t n) {
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
+// The nothrow forms too (protobuf uses them): left to the sanitizer's allocator, their memory would reach the
+// free() below and AddressSanitizer would report a new/free mismatch.
+__attribute__((noinline)) void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  if (counting) ++allocations;
+  return std::malloc(n == 0 ? 1 : n);
+}
+__attribute__((noinline)) void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 __attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
 __attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
