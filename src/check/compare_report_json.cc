@@ -47,20 +47,20 @@ nlohmann::json OutputJson(const OutputComparison& o) {
   const MatchResult& m = o.match;
   j["elements"] = e.elements;
   j["finite_pairs"] = e.finite_pairs;
-  j["abs_error"] = {{"max", JsonNumber(e.max_abs)}, {"mean", JsonNumber(e.mean_abs)}, {"p99", JsonNumber(e.p99_abs)}};
-  j["rel_error"] = {{"max", JsonNumber(e.max_rel)}, {"mean", JsonNumber(e.mean_rel)}, {"p99", JsonNumber(e.p99_rel)}};
-  j["cosine_similarity"] = JsonNumber(e.cosine_similarity);
+  j["abs_error"] = {{"max", nlohmann::json(e.max_abs)}, {"mean", nlohmann::json(e.mean_abs)}, {"p99", nlohmann::json(e.p99_abs)}};
+  j["rel_error"] = {{"max", nlohmann::json(e.max_rel)}, {"mean", nlohmann::json(e.mean_rel)}, {"p99", nlohmann::json(e.p99_rel)}};
+  j["cosine_similarity"] = nlohmann::json(e.cosine_similarity);
   j["mismatched"] = m.mismatched;
   j["non_finite_mismatches"] = m.non_finite_mismatches;
-  j["reference_range"] = {JsonNumber(e.reference_min), JsonNumber(e.reference_max)};
-  j["range_error"] = JsonNumber(m.range_error);
+  j["reference_range"] = {nlohmann::json(e.reference_min), nlohmann::json(e.reference_max)};
+  j["range_error"] = nlohmann::json(m.range_error);
   j["unjudged"] = m.unjudged;
-  j["statistic_value"] = {{"abs", JsonNumber(m.statistic_abs)}, {"rel", JsonNumber(m.statistic_rel)}};
-  j["min_passing"] = {{"atol", JsonNumber(m.min_atol)}, {"rtol", JsonNumber(m.min_rtol)}};
+  j["statistic_value"] = {{"abs", nlohmann::json(m.statistic_abs)}, {"rel", nlohmann::json(m.statistic_rel)}};
+  j["min_passing"] = {{"atol", nlohmann::json(m.min_atol)}, {"rtol", nlohmann::json(m.min_rtol)}};
   if (e.worst_index >= 0)
     j["largest_error"] = {{"index", ElementIndexVector(e.worst_index, o.reference_shape)},
-                          {"reference", JsonNumber(o.worst_reference)},
-                          {"candidate", JsonNumber(o.worst_candidate)}};
+                          {"reference", nlohmann::json(o.worst_reference)},
+                          {"candidate", nlohmann::json(o.worst_candidate)}};
   if (const auto& c = o.classifier)
     j["classifier"] = {{"rows", c->rows},
                        {"classes", c->classes},

@@ -2,11 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 
 namespace hone::check {
-
-nlohmann::json JsonNumber(double value) { return value; }
 
 std::string Percent(double ratio) { return fmt::format("{:.2f}%", ratio * 100); }
 

@@ -11,9 +11,6 @@
 
 namespace hone::check {
 
-// A JSON number. A non-finite one stays a double here: the report envelope (tune/report_envelope.h) writes it as
-// null with a sibling "<key>_non_finite" naming nan, inf or -inf, since JSON has no such numbers.
-nlohmann::json JsonNumber(double value);
 // "91.17%" for 0.9117.
 std::string Percent(double ratio);
 // "1.23e-05", "0.0123", "inf": three significant digits.

@@ -66,12 +66,7 @@ class CheckCliTest : public ::testing::Test {
 };
 fs::path* CheckCliTest::dir_ = nullptr;
 
-// Exit 2, nothing on stdout, a message on stderr naming what is at fault.
-void ExpectUsage(const RunResult& r, std::initializer_list<std::string> parts) {
-  EXPECT_EQ(r.exit_code, 2) << r.Describe();
-  EXPECT_EQ(r.out, "") << r.Describe();
-  for (const auto& p : parts) EXPECT_THAT(r.err, HasSubstr(p)) << r.Describe();
-}
+using test::ExpectUsage;
 
 TEST_F(CheckCliTest, CompareModelWithItselfPasses) {
   RunResult r = Hone({"compare", kModel, kModel, "--data", kData, "--batch", "100", "--json", Path("self.json")});

@@ -18,6 +18,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using test::ExpectUsage;
 using test::ReadAll;
 using test::RunResult;
 
@@ -28,11 +29,6 @@ class CliConventionsTest : public ::testing::Test {
  protected:
   std::string Path(const std::string& name) const { return dir_.File(name); }
   RunResult Hone(std::vector<std::string> args) { return test::RunHone(std::move(args), dir_.path(), 60); }
-  void ExpectUsage(const RunResult& r, const std::vector<std::string>& parts) {
-    EXPECT_EQ(r.exit_code, 2) << r.Describe();
-    EXPECT_EQ(r.out, "") << r.Describe();
-    for (const auto& p : parts) EXPECT_THAT(r.err, HasSubstr(p)) << r.Describe();
-  }
   // Nothing but the scratch files hone's runner writes.
   std::vector<std::string> FilesWritten() const {
     std::vector<std::string> names;

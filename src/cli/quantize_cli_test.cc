@@ -33,11 +33,7 @@ class QuantizeCliTest : public ::testing::Test {
 
   RunResult Hone(std::vector<std::string> args) { return test::RunHone(std::move(args), dir_.path()); }
 
-  void ExpectUsageError(const RunResult& r, const std::string& part) {
-    EXPECT_EQ(r.exit_code, 2) << r.Describe();
-    EXPECT_EQ(r.out, "") << r.Describe();
-    EXPECT_THAT(r.err, HasSubstr(part)) << r.Describe();
-  }
+  void ExpectUsageError(const RunResult& r, const std::string& part) { test::ExpectUsage(r, {part}); }
 
   // No staging directory (.hone-staging-*) is left behind.
   void ExpectNothingStaged() {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -75,6 +76,13 @@ inline RunResult RunHone(std::vector<std::string> args, const std::filesystem::p
   r.out = ReadAll(out_path);
   r.err = ReadAll(err_path);
   return r;
+}
+
+// Bad usage: exit 2, nothing on stdout, and a message on stderr holding every one of `parts`.
+inline void ExpectUsage(const RunResult& r, const std::vector<std::string>& parts) {
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_EQ(r.out, "") << r.Describe();
+  for (const auto& p : parts) EXPECT_THAT(r.err, ::testing::HasSubstr(p)) << r.Describe();
 }
 
 // Reads a hone report (`--json FILE`) and checks its envelope (tool, schema_version, report == `kind`, command,

@@ -44,24 +44,17 @@ Result<nlohmann::json> ModelFileJson(const std::string& path) {
 }
 
 nlohmann::json IoSpecsJson(const std::vector<runtime::IoSpec>& specs) {
-  nlohmann::json out = nlohmann::json::array();
+  // The same objects `hone info` writes: a loaded model's specs said as the graph's tensors.
+  std::vector<onnx::TensorInfo> tensors;
   for (const runtime::IoSpec& s : specs) {
-    nlohmann::json shape = nlohmann::json::array();
-    for (size_t d = 0; d < s.shape.size(); ++d) {
-      if (s.shape[d] >= 0)
-        shape.push_back(s.shape[d]);
-      else if (d < s.symbols.size() && !s.symbols[d].empty())
-        shape.push_back(s.symbols[d]);
-      else
-        shape.push_back(nullptr);
-    }
-    out.push_back({{"name", s.name},
-                   {"datatype", s.type == DataType::kInvalid ? nlohmann::json(nullptr)
-                                                             : nlohmann::json(DataTypeName(s.type))},
-                   {"onnx_type", s.onnx_type},
-                   {"shape", shape}});
+    onnx::TensorInfo& t = tensors.emplace_back();
+    t.name = s.name;
+    t.type = s.type;
+    t.onnx_type = s.onnx_type;
+    for (size_t d = 0; d < s.shape.size(); ++d)
+      t.dims.push_back({s.shape[d], d < s.symbols.size() ? s.symbols[d] : std::string()});
   }
-  return out;
+  return onnx::TensorInfosToJson(tensors);
 }
 
 nlohmann::json ServedModelJson(const std::string& name, const std::string& url, const std::string& protocol,
