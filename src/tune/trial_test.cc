@@ -13,6 +13,8 @@
 namespace hone::tune {
 namespace {
 
+using testing_util::TempDir;
+
 std::string BundledModel() { return std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/model.onnx"; }
 
 runtime::ModelMetadata BundledMetadata() {
