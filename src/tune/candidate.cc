@@ -43,6 +43,7 @@ namespace {
 
 // Warm-up samples the config can describe: every input's shape fixed apart from the batch dimension.
 bool AddWarmup(const Candidate& c, const runtime::ModelMetadata& metadata, inference::ModelConfig& config) {
+  if (metadata.inputs.empty()) return false;  // nothing known of the inputs: hone serve's own warm-up
   inference::ModelWarmup warmup;
   warmup.set_name("hone tune: random samples");
   warmup.set_batch_size(c.max_batch_size > 0 ? static_cast<uint32_t>(std::min<int64_t>(c.max_batch_size, 8)) : 1);
