@@ -41,6 +41,7 @@ Ort::SessionOptions ToOrtOptions(const SessionOptions& o) {
   else
     ort.DisableCpuMemArena();
   if (!o.optimized_model_path.empty()) ort.SetOptimizedModelFilePath(o.optimized_model_path.c_str());
+  if (!o.profile_prefix.empty()) ort.EnableProfiling(o.profile_prefix.c_str());
   return ort;
 }
 
@@ -160,6 +161,19 @@ Result<std::vector<Tensor>> Session::Run(std::span<const Tensor> inputs) const {
     return outputs;
   } catch (const Ort::Exception& e) {
     return FromOrtException(e, "model '" + impl_->path + "'");
+  }
+}
+
+Result<std::string> Session::EndProfiling() const {
+  const std::string context = "model '" + impl_->path + "'";
+  if (impl_->options.profile_prefix.empty())
+    return Status::FailedPrecondition(context + ": profiling is off (SessionOptions::profile_prefix is empty)");
+  try {
+    Ort::AllocatorWithDefaultOptions allocator;
+    Ort::AllocatedStringPtr path = impl_->session->EndProfilingAllocated(allocator);
+    return std::string(path ? path.get() : "");
+  } catch (const Ort::Exception& e) {
+    return FromOrtException(e, context + ": ending the profile");
   }
 }
 

@@ -38,6 +38,11 @@ class Session {
   // checked first: count, element type, rank and fixed dimensions; a mismatch is InvalidArgument naming the input.
   Result<std::vector<Tensor>> Run(std::span<const Tensor> inputs) const;
 
+  // Stops ONNX Runtime's profiler and returns the path of the trace it wrote (Chrome trace JSON, see
+  // SessionOptions::profile_prefix); runs after this are not profiled. FailedPrecondition when profiling is off.
+  // Not to be called while a Run is in progress.
+  Result<std::string> EndProfiling() const;
+
  private:
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);

@@ -16,6 +16,7 @@ std::string SessionOptions::ToString() const {
   s += " opt=" + std::string(GraphOptimizationName(graph_optimization));
   s += allow_spinning ? " spin=on" : " spin=off";
   s += cpu_arena ? " arena=on" : " arena=off";
+  if (!profile_prefix.empty()) s += " profile=on";
   return s;
 }
 

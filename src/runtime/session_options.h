@@ -34,9 +34,12 @@ struct SessionOptions {
   // --- side effects ---
   // When set, ONNX Runtime writes the graph as optimized at load (at graph_optimization's level) to this file.
   std::string optimized_model_path;
+  // When set, ONNX Runtime's profiler records every Run (each node's kernel time) and writes a Chrome trace JSON file
+  // named "<prefix>_<timestamp>.json" when Session::EndProfiling is called (or the session closes). Costs speed.
+  std::string profile_prefix;
 
   Status Validate() const;
-  // "intra=2 inter=0 mode=sequential opt=all spin=on arena=on"
+  // "intra=2 inter=0 mode=sequential opt=all spin=on arena=on" (and " profile=on" when profiling)
   std::string ToString() const;
 };
 

@@ -3,14 +3,17 @@
 namespace hone::runtime {
 
 nlohmann::json SessionOptionsToJson(const SessionOptions& o) {
-  return {{"intra_op_threads", o.intra_op_threads},
-          {"inter_op_threads", o.inter_op_threads},
-          {"execution_mode", ExecutionModeName(o.execution_mode)},
-          {"graph_optimization", GraphOptimizationName(o.graph_optimization)},
-          {"allow_spinning", o.allow_spinning},
-          {"cpu_arena", o.cpu_arena},
-          {"optimized_model_path", o.optimized_model_path},
-          {"summary", o.ToString()}};
+  nlohmann::json j = {{"intra_op_threads", o.intra_op_threads},
+                        {"inter_op_threads", o.inter_op_threads},
+                        {"execution_mode", ExecutionModeName(o.execution_mode)},
+                        {"graph_optimization", GraphOptimizationName(o.graph_optimization)},
+                        {"allow_spinning", o.allow_spinning},
+                        {"cpu_arena", o.cpu_arena},
+                        {"optimized_model_path", o.optimized_model_path},
+                        {"summary", o.ToString()}};
+  // Like the summary, only when set: profiling is a measuring side effect, off in every report but the profile's.
+  if (!o.profile_prefix.empty()) j["profile_prefix"] = o.profile_prefix;
+  return j;
 }
 
 }  // namespace hone::runtime

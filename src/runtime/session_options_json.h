@@ -8,7 +8,7 @@
 namespace hone::runtime {
 
 // {intra_op_threads, inter_op_threads, execution_mode, graph_optimization, allow_spinning, cpu_arena,
-// optimized_model_path, summary}
+// optimized_model_path, summary}, and profile_prefix when profiling
 nlohmann::json SessionOptionsToJson(const SessionOptions& options);
 
 }  // namespace hone::runtime

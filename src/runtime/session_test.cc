@@ -80,6 +80,32 @@ TEST(SessionTest, SavesOptimizedModel) {
   std::filesystem::remove(out);
 }
 
+TEST(SessionTest, ProfilingWritesATraceWhenEnded) {
+  auto dir = std::filesystem::temp_directory_path() / "hone_session_test_profile";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  SessionOptions o;
+  o.profile_prefix = (dir / "trace").string();
+  EXPECT_THAT(o.ToString(), HasSubstr(" profile=on"));
+  auto session = Session::Open(TestModel("affine.onnx"), o);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  std::vector<Tensor> inputs = {FloatTensor({1, 4}, {0, 1, 2, 3})};
+  ASSERT_TRUE((*session)->Run(inputs).ok());
+  auto path = (*session)->EndProfiling();
+  ASSERT_TRUE(path.ok()) << path.status().ToString();
+  EXPECT_TRUE(std::filesystem::exists(*path)) << *path;
+  std::ifstream in(*path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("\"model_run\""));
+  std::filesystem::remove_all(dir);
+
+  // Off by default: nothing to end, and the summary does not mention it.
+  auto plain = Session::Open(TestModel("affine.onnx"), {});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ((*plain)->EndProfiling().status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(SessionOptions{}.ToString(), ::testing::Not(HasSubstr("profile")));
+}
+
 TEST(SessionTest, ConcurrentRunsAreIndependent) {
   auto session = Session::Open(TestModel("affine.onnx"), {});
   ASSERT_TRUE(session.ok());
