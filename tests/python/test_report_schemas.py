@@ -18,7 +18,7 @@ from hone_server import ROOT
 SCHEMAS = ROOT / "schemas"
 MODEL = ROOT / "models" / "fashion_mnist" / "model.onnx"
 DATA = ROOT / "models" / "fashion_mnist" / "test.npz"
-KINDS = ["info", "bench", "compare", "evaluate", "quantize", "convert"]
+KINDS = ["info", "bench", "compare", "evaluate", "quantize", "convert", "profile"]
 QUICK_BENCH = ["--window-ms", "100", "--min-duration-s", "0.1", "--warmup-s", "0.1", "--min-requests", "10",
                "--quiet"]
 
@@ -77,6 +77,7 @@ def test_each_subcommand_writes_a_valid_report_to_standard_output(hone_bin, tmp_
         "quantize": [MODEL, "-o", tmp_path / "q.onnx", "--mode", "dynamic", "--data", DATA, "--bench-rounds", "2",
                      "--bench-window-ms", "100", "--quiet"],
         "convert": [MODEL, "-o", tmp_path / "h.onnx", "--to", "fp16", "--data", DATA, "--no-bench", "--quiet"],
+        "profile": [MODEL, "--data", DATA, "--runs", "5"],
     }[kind]
     r = run(hone_bin, kind, *args, "--json", "-")
     assert r.returncode in (0, 1), r.stderr
@@ -100,3 +101,21 @@ def test_bench_of_a_server_names_the_served_model(hone_bin, serve, repo, tmp_pat
         model = report["model"]
         assert (model["name"], model["url"], model["protocol"], model["path"]) == ("fashion", url, protocol, None)
         assert model["inputs"][0]["name"] == "image"
+
+
+def test_profile_of_a_server_splits_the_served_path(hone_bin, serve, repo, tmp_path):
+    repo.add_fashion("fashion")
+    server = serve(repo.path)
+    for protocol, url in (("http", server.http_url), ("grpc", server.grpc_url)):
+        out = tmp_path / f"profile-{protocol}.json"
+        r = run(hone_bin, "profile", "fashion", "--url", url, "--protocol", protocol, "--json", out)
+        assert r.returncode == 0, r.stderr
+        assert "server: queue" in r.stdout
+        report = json.loads(out.read_text())
+        validate(report)
+        assert (report["model"]["name"], report["model"]["protocol"]) == ("fashion", protocol)
+        body = report["profile"]
+        assert body["target"] == "server"
+        split = body["served"]["split"]
+        assert split["has_server"] and split["total_us"] > 0
+        assert body["served"]["requests"] > 0
