@@ -16,6 +16,8 @@ Command AddEvaluateCommand(CLI::App& app);
 Command AddServeCommand(CLI::App& app);
 Command AddQuantizeCommand(CLI::App& app);
 Command AddConvertCommand(CLI::App& app);
+Command AddProfileCommand(CLI::App& app);
+Command AddTuneCommand(CLI::App& app);
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;

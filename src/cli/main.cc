@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
       "  hone info model.onnx\n"
       "  hone bench model.onnx --concurrency 1,8 --json report.json\n"
       "  hone quantize model.onnx -o model.int8.onnx --mode dynamic\n"
+      "  hone tune model.onnx --data data.npz --slo 'p99<=5ms@concurrency=8' -o out/\n"
       "  hone serve --model-repository repo/\n"
       "  hone help bench");
   std::map<CLI::App*, hone::cli::Command> commands;
@@ -76,6 +77,8 @@ int main(int argc, char** argv) {
   add(hone::cli::AddServeCommand);
   add(hone::cli::AddQuantizeCommand);
   add(hone::cli::AddConvertCommand);
+  add(hone::cli::AddProfileCommand);
+  add(hone::cli::AddTuneCommand);
   CLI::App* version_command = app.add_subcommand("version", "print hone's version, as --version");
   CLI::App* help_command = app.add_subcommand("help", "print the help of hone or of one command");
   std::string help_topic;

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "base/atomic_file.h"
+#include "serve/config/config_complete.h"
 #include "serve/config/config_text.h"
 #include "serve/config/config_types.h"
 #include "serve/config/onnx_parameters.h"
@@ -96,6 +97,16 @@ std::string CandidateConfigText(const Candidate& c, const std::string& model_nam
   if (c.graph_level_set) {
     config.mutable_optimization()->mutable_graph()->set_level(
         serve::GraphLevelFromOptimization(c.session.graph_optimization));
+  }
+  // Inputs and outputs declared from the model, so the file says what runs: without them hone serve (as Triton)
+  // would give a batchable model max_batch_size 4 and a dynamic batcher, and "no batching" would not be what served.
+  if (!metadata.inputs.empty()) {
+    serve::CompletionOptions no_default_batching;
+    no_default_batching.default_max_batch_size = 0;
+    inference::ModelConfig completed = config;
+    if (serve::CompleteFromModel(metadata, no_default_batching, {"tune candidate " + c.id, ""}, &completed).ok()) {
+      config = std::move(completed);
+    }
   }
   AddWarmup(c, metadata, config);
   return serve::ModelConfigToText(config);

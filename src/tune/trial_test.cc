@@ -61,6 +61,15 @@ TEST(CandidateConfig, NaiveCandidateSetsNothingItDoesNotNeed) {
   EXPECT_FALSE(config->has_dynamic_batching());
   EXPECT_TRUE(config->parameters().empty());
   EXPECT_FALSE(config->has_optimization());
+  // Inputs and outputs declared with their full shape: otherwise hone serve, as Triton, would complete the config
+  // with max_batch_size 4 and a dynamic batcher, and the naive baseline would batch.
+  ASSERT_EQ(config->input_size(), 1);
+  ASSERT_EQ(config->input(0).dims_size(), 4);
+  EXPECT_EQ(config->input(0).dims(0), -1);
+  ASSERT_EQ(config->output_size(), 1);
+  EXPECT_EQ(config->output(0).dims_size(), 2);
+  ASSERT_EQ(config->model_warmup_size(), 1);
+  EXPECT_EQ(config->model_warmup(0).inputs().at("image").dims_size(), 4);
 }
 
 TEST(WriteRepository, RefusesAnExistingFolder) {
@@ -89,12 +98,14 @@ TEST(MeasureServed, BundledModelOverHttpAndGrpc) {
     plan.work_dir = dir.str();
     plan.model_name = "fashion";
     plan.metadata = BundledMetadata();
-    Candidate c;
-    c.id = "batch8";
-    c.model_path = BundledModel();
-    c.max_batch_size = 8;
-    c.dynamic_batching = true;
-    auto trial = MeasureServed(c, plan);
+    Candidate naive, batched;
+    naive.id = "baseline";
+    naive.model_path = batched.model_path = BundledModel();
+    batched.id = "batch8";
+    batched.max_batch_size = 8;
+    batched.dynamic_batching = true;
+    ASSERT_TRUE(MeasureServed(naive, plan).ok());
+    auto trial = MeasureServed(batched, plan);
     ASSERT_TRUE(trial.ok()) << trial.status().message();
     ASSERT_EQ(trial->loads.size(), 1u);
     EXPECT_GT(trial->loads[0].throughput_sps, 0);

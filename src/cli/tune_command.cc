@@ -1,0 +1,97 @@
+// hone tune MODEL --data D.npz --slo ... -o OUT/: the whole workflow (tune/tune_runner.h). This file only turns
+// flags into TuneSettings and prints what the runner returns.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "base/progress.h"
+#include "bench/interrupt.h"
+#include "cli/commands.h"
+#include "cli/report_output.h"
+#include "tune/tune_runner.h"
+
+namespace hone::cli {
+
+Command AddTuneCommand(CLI::App& app) {
+  struct Flags {
+    std::string model, data, out, budget = "10m", protocol = "http";
+    std::vector<std::string> slos;
+    std::string gates;
+    double cost_per_hour = 0;
+    bool quick = false, quiet = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  CLI::App* sub = app.add_subcommand(
+      "tune", "the whole job: baseline, profile, batching, graph, threads, precision, each gated; a report and a "
+              "model repository that hone serve serves as is");
+  sub->add_option("model", flags->model, "the .onnx file (never modified)")->required();
+  sub->add_option("--data", flags->data,
+                  ".npz with the model's inputs (and labels for the quality gates); the first quarter of its rows "
+                  "(at most 512) calibrate, the rest are held out for every gate and trial");
+  sub->add_option("--slo", flags->slos,
+                  "PERCENTILE<=BOUND@LOAD, e.g. 'p99<=5ms@concurrency=8' or 'p95<=20ms@rate=2000' (repeatable; all "
+                  "must hold). None: maximise throughput at concurrency 8");
+  sub->add_option("--gate", flags->gates,
+                  "quality gates against the original model on held-out rows, e.g. "
+                  "'accuracy_drop<=0.01,agreement>=0.99' (default accuracy_drop<=0.01 with labels)");
+  sub->add_option("--budget", flags->budget, "wall time for the whole run: 90s, 15m, 1h")->capture_default_str();
+  sub->add_option("--protocol", flags->protocol, "how trials reach hone serve: http or grpc")
+      ->check(CLI::IsMember({"http", "grpc"}))
+      ->capture_default_str();
+  sub->add_option("--cost-per-hour", flags->cost_per_hour, "the machine's price per hour, for cost per 1,000");
+  sub->add_option("-o,--out", flags->out, "folder for report.json, report.html and repository/ (must not hold them)")
+      ->required();
+  sub->add_flag("--quick", flags->quick, "shorter windows and fewer candidates (demos, tests)");
+  sub->add_flag("-q,--quiet", flags->quiet, "no progress on standard error");
+  sub->footer(
+      "Examples:\n"
+      "  hone tune models/fashion_mnist/model.onnx --data models/fashion_mnist/test.npz \\\n"
+      "      --slo 'p99<=5ms@concurrency=8' --budget 5m -o out/tune\n"
+      "  hone serve --model-repository out/tune/repository\n"
+      "Exit codes: 0 every SLO and gate met, 1 not met (the report says why), 2 bad usage, 130 interrupted.");
+  return [flags] {
+    auto fail = [](const Status& s) {
+      std::cerr << "hone tune: " << s.message() << "\n";
+      return kExitUsage;
+    };
+    tune::TuneSettings settings;
+    settings.model_path = flags->model;
+    settings.data_path = flags->data;
+    settings.out_dir = flags->out;
+    settings.quick = flags->quick;
+    settings.cost_per_hour = flags->cost_per_hour;
+    settings.protocol = flags->protocol == "grpc" ? bench::RemoteProtocol::kGrpc : bench::RemoteProtocol::kHttp;
+    for (const std::string& text : flags->slos) {
+      auto slo = tune::ParseSlo(text);
+      if (!slo.ok()) return fail(slo.status());
+      settings.slos.push_back(*slo);
+    }
+    if (!flags->gates.empty()) {
+      auto gates = check::ParseGates(flags->gates);
+      if (!gates.ok()) return fail(gates.status());
+      settings.gates = *gates;
+    }
+    auto budget = tune::ParseBudgetSeconds(flags->budget);
+    if (!budget.ok()) return fail(budget.status());
+    settings.budget_s = *budget;
+    settings.argv = Invocation().argv;
+    std::unique_ptr<Progress> progress = flags->quiet ? nullptr : Progress::ForStderr("step");
+    size_t step = 0;
+    if (progress) {
+      progress->Start(0);
+      settings.progress = [&](const std::string& text) { progress->StepDone(++step, text); };
+    }
+    bench::InterruptScope interrupt;
+    settings.stop = interrupt.flag();
+    auto outcome = tune::RunTune(settings);
+    if (progress) progress->Finish();
+    if (!outcome.ok()) return fail(outcome.status());
+    std::cout << outcome->summary;
+    std::cout << "  report: " << flags->out << "/report.json, " << flags->out << "/report.html\n"
+              << "  serve it: hone serve --model-repository " << flags->out << "/repository\n";
+    return outcome->exit_code;
+  };
+}
+
+}  // namespace hone::cli

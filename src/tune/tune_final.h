@@ -1,0 +1,37 @@
+// The end of `hone tune`: the winner written as OUT/repository, served from there by hone serve, measured over the
+// wire at every SLO load (and along a concurrency curve), and its outputs over the wire checked against the
+// winner in process and against the source model on the held-out rows. The verdict rests on this, not on the
+// stages' in-process or ranking figures.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "tune/tune_state.h"
+
+namespace hone::tune {
+
+struct FinalCheck {
+  bool ran = false;
+  std::string error;         // the repository could not be written or served
+  TrialResult trial;         // at the SLO loads, merged over repeats
+  std::vector<SloResult> slo_results;
+  bool slos_met = false;
+  int64_t rows_checked = 0;  // held-out rows sent over the wire
+  bool outputs_match = false;   // the wire's outputs are the winner's in-process outputs
+  bool source_match = false;    // and within hone compare's default tolerances of the source's
+  std::string outputs_detail;
+  std::string repository;
+  std::string config_text;
+  double ready_s = 0;
+};
+
+// Writes the repository, serves it and measures. `curve_loads` are measured once each for the chart.
+FinalCheck RunFinalCheck(TuneState& state, const std::string& repository, const std::string& model_name,
+                         std::vector<TrialResult>* curves);
+
+// Concurrency points for the latency-throughput curves: 1, 2, 4, ... up to twice the largest SLO concurrency.
+std::vector<Load> CurveLoads(const TuneState& state);
+
+nlohmann::json FinalJson(const FinalCheck& final_check);
+
+}  // namespace hone::tune

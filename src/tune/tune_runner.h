@@ -1,0 +1,69 @@
+// `hone tune`: the whole workflow under an SLO. Stages in order of risk, each starting from the best so far:
+//   1 baseline   the model as a naive user serves it (no batching, one instance, ONNX Runtime's defaults), served
+//                and in process, with its quality on the held-out rows;
+//   2 profile    where the time goes (operators, the served path's split), which orders what follows;
+//   3 batching   max_batch_size x max_queue_delay, served at the SLO loads;
+//   4 graph      ONNX Runtime's graph optimization levels;
+//   5 threads    instances x intra-op threads x spinning within the machine's cores;
+//   6 precision  INT8 (dynamic, static calibrated on rows the gates never see), INT4 weight-only where MatMuls
+//                dominate, FP16/BF16 where the CPU has the instructions; each variant verified (numerics, gates,
+//                speed against its source) before it may compete;
+// then the winner is written as a model repository, served from there, measured over the wire at every SLO load,
+// and its outputs over the wire checked against the source. The verdict is that measurement.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "bench/remote_client.h"
+#include "check/gates.h"
+#include "tune/search.h"
+#include "tune/slo.h"
+
+namespace hone::tune {
+
+struct TuneSettings {
+  std::string model_path;
+  std::string data_path;  // .npz with the inputs (and labels for the quality gates); empty: generated inputs
+  std::vector<Slo> slos;
+  std::vector<check::Gate> gates;  // empty: accuracy_drop<=0.01 when the data has labels
+  double budget_s = 600;
+  bench::RemoteProtocol protocol = bench::RemoteProtocol::kHttp;
+  double cost_per_hour = 0;
+  std::string out_dir;
+  std::vector<std::string> argv;  // for the report
+  // Quicker trials (shorter windows, fewer candidates): for tests and demos on a small budget.
+  bool quick = false;
+  std::function<void(const std::string&)> progress;  // "stage 3 of 6 (batching): rank 2 of 5 ... best ... left"
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct StageRecord {
+  std::string name;
+  int index = 0;
+  std::string status = "skipped";  // "improved", "no gain", "skipped", "failed"
+  std::string reason;
+  std::string winner;
+  double delta_vs_baseline = 0, delta_vs_previous = 0;  // score ratios; 0: not measured
+  double wall_s = 0;
+  std::vector<Entry> entries;
+  nlohmann::json extra;  // stage-specific facts (cold start per level, variant checks)
+};
+
+struct TuneOutcome {
+  nlohmann::json report;  // the envelope, as written to OUT/report.json
+  int exit_code = 1;      // 0 every SLO and gate met, 1 not, 130 interrupted
+  std::string summary;    // the terminal's closing lines
+};
+
+// Usage errors (InvalidArgument: a model that does not load, data that does not fit, an OUT that holds a report
+// already) before any measurement; afterwards the outcome says what failed.
+Result<TuneOutcome> RunTune(const TuneSettings& settings);
+
+}  // namespace hone::tune
