@@ -245,6 +245,16 @@ Result<EvaluateReport> Evaluate(const EvaluateSettings& s) {
   if (s.progress) s.progress->Start(per_model * (reference_is_model ? 2 : 1));
   Runner candidate{model.get(), &inputs, s.batch, report.output, &passes};
   HONE_ASSIGN_OR_RETURN(std::vector<double> clean, candidate.Run(nullptr, report.output_shape));
+  if (!s.candidate_outputs_path.empty()) {
+    HONE_ASSIGN_OR_RETURN(std::vector<NamedTensor> saved, ReadSavedOutputs(s.candidate_outputs_path));
+    Shape shape;
+    HONE_ASSIGN_OR_RETURN(clean, OutputValues(saved, report.output, Source(s.candidate_outputs_path, false), shape));
+    if (shape != report.output_shape)
+      return Status::InvalidArgument(fmt::format(
+          "{}: output '{}' has shape {}, but model '{}' gives {} on the dataset: the outputs must be of every sample",
+          Source(s.candidate_outputs_path, false), report.output, ShapeText(shape), s.model_path,
+          ShapeText(report.output_shape)));
+  }
 
   std::unique_ptr<runtime::Session> reference_model;
   std::optional<std::vector<double>> reference_clean;
@@ -266,6 +276,10 @@ Result<EvaluateReport> Evaluate(const EvaluateSettings& s) {
   const std::vector<std::optional<Bounds>> bounds = InputBounds(inputs, dataset);
   report.input_bounds = BoundsText(inputs, bounds);
   HONE_ASSIGN_OR_RETURN(report.candidate, EvaluateModel(candidate, s, truth.truth, clean, report.output_shape, bounds));
+  if (!s.candidate_outputs_path.empty()) {
+    report.candidate.source = fmt::format("{} (perturbations and stability: model '{}')",
+                                          Source(s.candidate_outputs_path, false), s.model_path);
+  }
   const bool deltas = reference_clean && report.task != Task::kEmbedding;
   if (s.progress && reference_is_model && !deltas) s.progress->SetTotal(per_model + 1);
   if (deltas) {

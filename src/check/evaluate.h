@@ -34,6 +34,11 @@ struct EvaluateSettings {
   // against it (required for them).
   std::string against_path;
   runtime::InputOptions inputs;  // inputs.data_path is required: the dataset also holds labels and slice ids
+  // Saved outputs (.npz or .npy, as against_path) that stand for the model's clean run on every sample of the
+  // dataset: outputs the model gave elsewhere, such as over the wire from a server. The clean metrics, deltas,
+  // slices and gates are computed on them; the model still runs the perturbations and the stability probe. Their
+  // evaluated output must have the shape the model gives on the dataset. Empty: the model's own clean run.
+  std::string candidate_outputs_path;
   runtime::SessionOptions session;
   int64_t batch = 0;             // samples per Run; 0: the inputs' default
   Task task = Task::kAuto;       // auto: integer labels and [samples, classes] scores -> classification; other

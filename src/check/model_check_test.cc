@@ -226,6 +226,40 @@ TEST_F(ModelCheckTest, AgainstSavedPyTorchLogits) {
   EXPECT_EQ(r->reference->source, "saved outputs '" + kLogits + "'");
 }
 
+TEST_F(ModelCheckTest, OutputsGivenElsewhereAreWhatIsGated) {
+  // The broken model's outputs, saved, stand for the intact model's clean run: the gate sees them, not the model.
+  auto broken = Evaluate(Settings(Broken()));
+  ASSERT_TRUE(broken.ok());
+  auto session = runtime::Session::Open(Broken(), {});
+  ASSERT_TRUE(session.ok());
+  auto inputs = LoadInputs((*session)->metadata(), Settings(Broken()).inputs);
+  ASSERT_TRUE(inputs.ok());
+  auto outputs = RunOnAllSamples(**session, *inputs, RunOptions{100, nullptr});
+  ASSERT_TRUE(outputs.ok());
+  std::string saved = Path("broken_outputs.npz");
+  ASSERT_TRUE(WriteSavedOutputs(saved, *outputs).ok());
+
+  EvaluateSettings s = Settings(kModel);
+  s.candidate_outputs_path = saved;
+  s.against_path = kModel;
+  s.stability_epsilon = 0;
+  s.gates = *ParseGates("accuracy_drop<=0.005");
+  auto r = Evaluate(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->passed());
+  EXPECT_DOUBLE_EQ(FindMetric(r->metrics, "accuracy")->value, FindMetric(broken->metrics, "accuracy")->value);
+  EXPECT_THAT(r->candidate.source, HasSubstr("saved outputs '" + saved + "'"));
+
+  // Outputs of fewer samples than the dataset's are refused, naming the file.
+  std::vector<NamedTensor> fewer = {{(*outputs)[0].name, *(*outputs)[0].tensor.SliceRows(0, 10)}};
+  std::string short_path = Path("short_outputs.npz");
+  ASSERT_TRUE(WriteSavedOutputs(short_path, fewer).ok());
+  s.candidate_outputs_path = short_path;
+  auto bad = Evaluate(s);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr(short_path));
+}
+
 TEST_F(ModelCheckTest, EmbeddingAgainstAReference) {
   // The logits stand in for embeddings: no labels, a reference model.
   NamedTensor image;

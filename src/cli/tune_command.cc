@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "base/log.h"
 #include "base/progress.h"
 #include "bench/interrupt.h"
 #include "cli/commands.h"
@@ -19,7 +20,7 @@ Command AddTuneCommand(CLI::App& app) {
     std::vector<std::string> slos;
     std::string gates;
     double cost_per_hour = 0;
-    bool quick = false, quiet = false;
+    bool quick = false, quiet = false, server_log = false;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* sub = app.add_subcommand(
@@ -44,6 +45,9 @@ Command AddTuneCommand(CLI::App& app) {
       ->required();
   sub->add_flag("--quick", flags->quick, "shorter windows and fewer candidates (demos, tests)");
   sub->add_flag("-q,--quiet", flags->quiet, "no progress on standard error");
+  sub->add_flag("--server-log", flags->server_log,
+                "the trial servers' information lines (model loads, thread splits) on standard error; warnings and "
+                "errors are always shown");
   sub->footer(
       "Examples:\n"
       "  hone tune models/fashion_mnist/model.onnx --data models/fashion_mnist/test.npz \\\n"
@@ -76,6 +80,8 @@ Command AddTuneCommand(CLI::App& app) {
     if (!budget.ok()) return fail(budget.status());
     settings.budget_s = *budget;
     settings.argv = Invocation().argv;
+    // Each trial starts and stops a server in this process: its load lines would bury the progress.
+    if (!flags->server_log) SetMinLogLevel(LogLevel::kWarning);
     std::unique_ptr<Progress> progress = flags->quiet ? nullptr : Progress::ForStderr("step");
     size_t step = 0;
     if (progress) {

@@ -1,5 +1,7 @@
 #include "tune/search.h"
 
+#include "tune/speed_comparison.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,6 +33,19 @@ bool Better(const Objective& objective, const Entry& a, const Entry& b) {
   }
   return ScoreRatio(objective, a.trial, b.trial) > 1;
 }
+
+// "+-12% over 3 paired rounds" or "+-25%, from earlier measurements: too few rounds to measure it here".
+std::string NoiseText(const SearchResult& r) {
+  return r.noise_from_rounds ? fmt::format("+-{:.0f}%", 100 * r.noise)
+                             : fmt::format("+-{:.0f}%, taken from earlier measurements: too few rounds to measure it "
+                                           "here",
+                                           100 * r.noise);
+}
+
+struct PairedRatio {
+  double median = 0, spread = 0;
+  int rounds = 0;
+};
 
 }  // namespace
 
@@ -77,9 +92,12 @@ double ScoreRatio(const Objective& objective, const TrialResult& a, const TrialR
   return n ? std::exp(log_sum / n) : 0;
 }
 
-double TrialSpread(const TrialResult& trial) {
+double ScoreSpread(const TrialResult& trial) {
   double spread = 0;
-  for (const LoadFigures& f : trial.loads) spread = std::max({spread, f.throughput_spread, f.p99_spread});
+  for (const LoadFigures& f : trial.loads) {
+    // Closed loop scores throughput; open loop, where throughput is the rate, scores the latency percentile.
+    spread = std::max(spread, f.load.open_loop ? f.p99_spread : f.throughput_spread);
+  }
   return spread;
 }
 
@@ -124,26 +142,52 @@ SearchResult Search(const std::vector<Candidate>& candidates, const Objective& o
     if (static_cast<int>(finalists.size()) > settings.finalists) break;
     if (i != 0 && result.entries[i].measured && result.entries[i].outcome != "rejected") finalists.push_back(i);
   }
-  std::vector<std::vector<TrialResult>> repeats(result.entries.size());
+  // rounds[i][k]: finalist i's measurement in round k (no loads when it failed). Every finalist is measured once a
+  // round, next to the others, so a drift of the machine weighs on all of them alike and cancels in their ratios.
+  std::vector<std::vector<TrialResult>> rounds(result.entries.size());
+  int rounds_run = 0;
   for (int round = 0; round < settings.confirm_repeats && finalists.size() > 1; ++round) {
+    bool complete = true;
     for (size_t k = 0; k < finalists.size(); ++k) {
       size_t i = finalists[round % 2 == 0 ? k : finalists.size() - 1 - k];
       if (!may_continue()) {
         result.interrupted = true;
+        complete = false;
         break;
       }
       say(fmt::format("confirm round {} of {}: {}", round + 1, settings.confirm_repeats, result.entries[i].candidate.id));
       auto trial = measure(result.entries[i].candidate, settings.confirm_window_s);
-      if (trial.ok()) repeats[i].push_back(std::move(*trial));
+      rounds[i].push_back(trial.ok() ? std::move(*trial) : TrialResult{});
     }
+    if (!complete) break;
+    ++rounds_run;
   }
+  std::vector<std::vector<TrialResult>> repeats(result.entries.size());
   for (size_t i : finalists) {
+    for (const TrialResult& t : rounds[i]) {
+      if (!t.loads.empty()) repeats[i].push_back(t);
+    }
     Entry& e = result.entries[i];
     if (!repeats[i].empty()) {
       e.trial = MergeRepeats(repeats[i]);
       e.score = ScoreTrial(objective, e.trial);
     }
   }
+  // a's score over b's, round by round: the median and the spread of those ratios.
+  auto paired = [&](size_t a, size_t b) {
+    std::vector<double> ratios;
+    for (int k = 0; k < rounds_run; ++k) {
+      double r = ScoreRatio(objective, rounds[a][static_cast<size_t>(k)], rounds[b][static_cast<size_t>(k)]);
+      if (r > 0) ratios.push_back(r);
+    }
+    PairedRatio p;
+    if (ratios.empty()) return p;
+    p.median = Median(ratios);
+    p.spread = (*std::max_element(ratios.begin(), ratios.end()) - *std::min_element(ratios.begin(), ratios.end())) /
+               p.median;
+    p.rounds = static_cast<int>(ratios.size());
+    return p;
+  };
 
   // 3. Judge with the noise band.
   const Entry& incumbent = result.entries[0];
@@ -151,14 +195,29 @@ SearchResult Search(const std::vector<Candidate>& candidates, const Objective& o
   for (size_t i : finalists) {
     if (Better(objective, result.entries[i], result.entries[best])) best = i;
   }
-  result.noise = settings.min_noise;
-  for (size_t i : finalists) result.noise = std::max(result.noise, TrialSpread(result.entries[i].trial));
   for (Entry& e : result.entries) {
     if (e.measured && incumbent.measured) e.ratio_vs_incumbent = ScoreRatio(objective, e.trial, incumbent.trial);
   }
+  // The noise: how much the paired ratio of the best against the incumbent moves from round to round. With fewer
+  // than two rounds this run cannot tell, so the noise seen before it (settings.prior_noise) stands in, or how much
+  // each of the two moved against itself; never below the floor.
+  result.noise = settings.min_noise;
+  PairedRatio best_pair = best != 0 ? paired(best, 0) : PairedRatio{};
+  if (best_pair.rounds >= 2) {
+    result.entries[best].ratio_vs_incumbent = best_pair.median;
+    result.noise = std::max(result.noise, best_pair.spread);
+  } else {
+    result.noise_from_rounds = false;
+    result.noise = std::max(result.noise, settings.prior_noise);
+    for (size_t i : {size_t{0}, best}) result.noise = std::max(result.noise, ScoreSpread(result.entries[i].trial));
+  }
+  for (size_t i : finalists) {
+    PairedRatio p = paired(i, 0);
+    if (i != 0 && p.rounds >= 2) result.entries[i].ratio_vs_incumbent = p.median;
+  }
   size_t winner = best;
   const Entry& b = result.entries[best];
-  bool confirmed = finalists.size() > 1 && !repeats[best].empty();
+  bool confirmed = finalists.size() > 1 && !repeats[best].empty() && !repeats[0].empty();
   if (best != 0) {
     bool feasibility_gain = b.score.feasible && !incumbent.score.feasible && incumbent.measured;
     if (!confirmed) {
@@ -166,27 +225,37 @@ SearchResult Search(const std::vector<Candidate>& candidates, const Objective& o
       result.reason = "the budget left no time to confirm the best candidate, so the incumbent stays";
     } else if (!feasibility_gain && b.ratio_vs_incumbent <= 1 + result.noise) {
       winner = 0;
-      result.reason = fmt::format("the best, {}, is {:.2f}x the incumbent: within the noise (+-{:.0f}%)",
-                                  b.candidate.id, b.ratio_vs_incumbent, 100 * result.noise);
+      result.reason = fmt::format("the best, {}, is {:.2f}x the incumbent: within the noise ({})", b.candidate.id,
+                                  b.ratio_vs_incumbent, NoiseText(result));
     }
   }
   if (winner != 0) {
     // A less risky finalist within the noise of the best wins.
     for (size_t i : finalists) {
       const Entry& e = result.entries[i];
-      if (i == 0 || i == best || e.candidate.risk >= b.candidate.risk || e.score.feasible != b.score.feasible) continue;
-      double ratio = ScoreRatio(objective, b.trial, e.trial);
-      if (ratio > 0 && ratio <= 1 + result.noise) winner = i;
+      if (i == 0 || i == best || e.candidate.risk >= result.entries[winner].candidate.risk ||
+          e.score.feasible != b.score.feasible) {
+        continue;
+      }
+      PairedRatio p = paired(best, i);
+      double ratio = p.rounds >= 2 ? p.median : ScoreRatio(objective, b.trial, e.trial);
+      // It must itself measure better than the incumbent: within the noise of the best is not enough on its own.
+      if (ratio > 0 && ratio <= 1 + result.noise && e.ratio_vs_incumbent > 1) winner = i;
     }
     const Entry& w = result.entries[winner];
-    result.reason = w.score.feasible && !incumbent.score.feasible
-                        ? fmt::format("{} meets every SLO, which the incumbent does not ({:.2f}x its score)",
-                                      w.candidate.id, w.ratio_vs_incumbent)
-                        : fmt::format("{}: {:.2f}x the incumbent, beyond the noise (+-{:.0f}%){}", w.candidate.id,
-                                      w.ratio_vs_incumbent, 100 * result.noise,
-                                      winner != best ? fmt::format("; chosen over {} (within noise, riskier)",
-                                                                   b.candidate.id)
-                                                     : "");
+    const std::string noise = NoiseText(result);
+    if (w.score.feasible && !incumbent.score.feasible) {
+      result.reason = fmt::format("{} meets every SLO, which the incumbent does not ({:.2f}x its score)",
+                                  w.candidate.id, w.ratio_vs_incumbent);
+    } else if (winner == best) {
+      result.reason = fmt::format("{}: {:.2f}x the incumbent, beyond the noise ({})", w.candidate.id,
+                                  w.ratio_vs_incumbent, noise);
+    } else {
+      result.reason = fmt::format(
+          "{} ({:.2f}x the incumbent): the best, {}, is {:.2f}x the incumbent, beyond the noise ({}), but not told "
+          "apart from {}, which is less risky",
+          w.candidate.id, w.ratio_vs_incumbent, b.candidate.id, b.ratio_vs_incumbent, noise, w.candidate.id);
+    }
   } else if (result.reason.empty()) {
     result.reason = best == 0 ? "the incumbent measured best" : result.reason;
   }
@@ -203,8 +272,9 @@ SearchResult Search(const std::vector<Candidate>& candidates, const Objective& o
       if (e.reason.empty()) e.reason = "not measured";
     } else if (finalist) {
       e.outcome = "not confirmed";
-      e.reason = fmt::format("{:.2f}x the incumbent after {} confirming runs (noise +-{:.0f}%){}", e.ratio_vs_incumbent,
-                             repeats[i].size(), 100 * result.noise, e.score.feasible ? "" : "; misses an SLO");
+      e.reason = fmt::format("{:.2f}x the incumbent over {} confirming round{} (noise {}){}", e.ratio_vs_incumbent,
+                             repeats[i].size(), repeats[i].size() == 1 ? "" : "s", NoiseText(result),
+                             e.score.feasible ? "" : "; misses an SLO");
     } else {
       e.outcome = "ranked out";
       e.reason = fmt::format("{:.2f}x the incumbent in the ranking run{}", e.ratio_vs_incumbent,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 namespace hone::tune {
 namespace {
@@ -22,13 +23,15 @@ Candidate Named(const std::string& id, int risk) {
   return c;
 }
 
-// Each candidate measures its listed throughput (and p99) every time, times a wobble that alternates.
+// Each candidate measures its listed throughput (and p99) every time, times a wobble that alternates from one of
+// its measurements to the next; `phase` names the candidates whose wobble starts the other way.
 MeasureFn Fixed(std::map<std::string, std::pair<double, double>> figures, double wobble = 0,
-                std::map<std::string, int>* calls = nullptr) {
-  return [figures, wobble, calls](const Candidate& c, double) -> Result<TrialResult> {
+                std::map<std::string, int>* calls = nullptr, std::set<std::string> phase = {}) {
+  return [figures, wobble, calls, phase](const Candidate& c, double) -> Result<TrialResult> {
     auto it = figures.find(c.id);
     if (it == figures.end()) return Status::FailedPrecondition("hone serve could not load '" + c.id + "'");
     int n = calls ? (*calls)[c.id]++ : 0;
+    if (phase.count(c.id)) ++n;
     double w = 1 + ((n % 2) ? wobble : -wobble);
     TrialResult t;
     t.candidate_id = c.id;
@@ -69,13 +72,27 @@ TEST(Search, GainWithinNoiseKeepsTheIncumbent) {
 }
 
 TEST(Search, NoisyMeasurementsWidenTheBand) {
-  // 20% better, but each candidate's own repeats swing by +-15%: the spread (30%) is the noise.
+  // 20% better, but the two swing by +-15% against each other from round to round: the paired ratios run from
+  // about 0.9x to 1.6x, and that spread is the noise.
   std::map<std::string, int> calls;
   std::vector<Candidate> cs = {Named("incumbent", 0), Named("maybe", 1)};
-  SearchResult r =
-      Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"maybe", {1200, 2e6}}}, 0.15, &calls), Quiet());
+  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"maybe", {1200, 2e6}}}, 0.15, &calls,
+                                                  {"maybe"}),
+                          Quiet());
   EXPECT_GT(r.noise, 0.2);
   EXPECT_EQ(r.winner, 0) << r.reason;
+}
+
+TEST(Search, PairedRoundsCancelADriftBothSidesShare) {
+  // The same +-15% swing, but the machine's: both move together in every round, so each round's ratio is 1.2x and
+  // the gain is told apart from the drift.
+  std::map<std::string, int> calls;
+  std::vector<Candidate> cs = {Named("incumbent", 0), Named("steady", 1)};
+  SearchResult r =
+      Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"steady", {1200, 2e6}}}, 0.15, &calls), Quiet());
+  EXPECT_EQ(r.entries[r.winner].candidate.id, "steady") << r.reason;
+  EXPECT_NEAR(r.entries[1].ratio_vs_incumbent, 1.2, 1e-9);
+  EXPECT_LT(r.noise, 0.1);
 }
 
 TEST(Search, LessRiskyRunnerUpWithinNoiseWins) {
@@ -84,7 +101,23 @@ TEST(Search, LessRiskyRunnerUpWithinNoiseWins) {
                                                    {"safe", {2000, 2e6}}}),
                           Quiet());
   EXPECT_EQ(r.entries[r.winner].candidate.id, "safe");
-  EXPECT_NE(r.reason.find("riskier"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("less risky"), std::string::npos) << r.reason;
+}
+
+TEST(Search, WithoutRoundsTheNoiseSeenBeforeDecides) {
+  // One confirming round: the pair's own spread is unknown, so the prior noise (30%) hides a 1.2x gain.
+  std::vector<Candidate> cs = {Named("incumbent", 0), Named("maybe", 1)};
+  SearchSettings s = Quiet();
+  s.confirm_repeats = 1;
+  s.prior_noise = 0.3;
+  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"maybe", {1200, 2e6}}}), s);
+  EXPECT_EQ(r.winner, 0) << r.reason;
+  EXPECT_FALSE(r.noise_from_rounds);
+  EXPECT_DOUBLE_EQ(r.noise, 0.3);
+  EXPECT_NE(r.reason.find("earlier measurements"), std::string::npos) << r.reason;
+  // A gain beyond it still wins.
+  SearchResult clear = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"maybe", {1500, 2e6}}}), s);
+  EXPECT_EQ(clear.entries[clear.winner].candidate.id, "maybe") << clear.reason;
 }
 
 TEST(Search, MeetingTheSloBeatsThroughput) {

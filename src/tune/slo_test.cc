@@ -106,7 +106,9 @@ TEST(ParseBudgetSeconds, Forms) {
   for (const char* bad : {"", "0", "ten", "5ms", "-3m", "5x"}) {
     auto r = ParseBudgetSeconds(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_NE(r.status().message().find("--budget"), std::string::npos);
+    if (!r.ok()) {
+      EXPECT_NE(r.status().message().find("--budget"), std::string::npos);
+    }
   }
 }
 

@@ -7,97 +7,38 @@
 #include <sstream>
 
 #include "bench/remote_runner.h"
-#include "check/compare.h"
-#include "runtime/session.h"
-#include "serve/http/http_infer_client.h"
-#include "tensor/npz.h"
 #include "tune/served_model.h"
 
 namespace hone::tune {
 namespace {
 
-// Sends held-out rows one request at a time over HTTP (binary tensors) and compares each response with the
-// winner run in process on the same row (bit-near: 1e-5) and with the source model (hone compare's defaults).
+// Every held-out row over the wire (tune/wire_check.h); without data, nothing to check against.
 void CheckOutputsOverTheWire(TuneState& state, ServedModel& served, const std::string& model_name,
                              FinalCheck& check) {
-  auto fail = [&](const std::string& why) {
-    check.outputs_match = check.source_match = false;
-    check.outputs_detail = why;
-  };
-  auto data = ReadNpz(state.heldout_path);
-  if (state.heldout_path.empty() || !data.ok()) {
-    fail(state.heldout_path.empty() ? "no dataset: outputs over the wire not checked"
-                                    : "held-out rows unreadable: " + data.status().message());
+  if (state.heldout_path.empty()) {
+    check.outputs_detail = "no dataset: outputs over the wire not checked (give --data)";
     return;
   }
-  auto winner = runtime::Session::Open(state.incumbent.model_path, state.incumbent.session);
-  auto source = runtime::Session::Open(state.settings->model_path, runtime::SessionOptions{});
-  if (!winner.ok() || !source.ok()) {
-    fail("the models do not open in process: " + (winner.ok() ? source.status() : winner.status()).message());
+  WireCheckSettings w;
+  w.url = served.url();
+  w.protocol = state.settings->protocol;
+  w.model_name = model_name;
+  w.winner_path = state.incumbent.model_path;
+  w.winner_session = state.incumbent.session;
+  w.source_path = state.settings->model_path;
+  w.heldout_path = state.heldout_path;
+  w.batch_axis = state.batch_axis;
+  w.rows_per_request = std::max<int64_t>(1, state.incumbent.max_batch_size);
+  w.gates = state.gates;
+  w.has_labels = state.has_labels;
+  w.work_dir = state.work_dir;
+  auto wire = CheckOverTheWire(w);
+  if (!wire.ok()) {
+    check.outputs_detail = "outputs over the wire could not be checked: " + wire.status().message();
     return;
   }
-  std::string host = "127.0.0.1";
-  int port = 0;
-  if (!bench::ParseUrl(served.url(), &host, &port).ok()) return fail("bad server address " + served.url());
-  auto client = serve::http::HttpInferClient::Connect(host, static_cast<uint16_t>(port));
-  if (!client.ok()) return fail("cannot connect: " + client.status().message());
-
-  const runtime::ModelMetadata& md = (*winner)->metadata();
-  int64_t rows = 0;
-  for (const NamedTensor& t : *data) {
-    for (const runtime::IoSpec& in : md.inputs) {
-      if (t.name == in.name && !t.tensor.shape().empty()) rows = std::max(rows, t.tensor.shape()[0]);
-    }
-  }
-  int64_t limit = std::min<int64_t>(rows, state.settings->quick ? 64 : 256);
-  if (!state.batch_axis) limit = std::min<int64_t>(limit, 1);
-  check::CompareSettings exact, defaults;
-  exact.tolerances.defaults.rule = check::ToleranceRule::kAtolRtol;
-  exact.tolerances.defaults.atol = 1e-5;
-  exact.tolerances.defaults.rtol = 1e-4;
-  int64_t exact_ok = 0, source_ok = 0;
-  std::string first_failure;
-  for (int64_t row = 0; row < limit; ++row) {
-    std::vector<NamedTensor> inputs;
-    std::vector<Tensor> session_inputs;
-    for (const runtime::IoSpec& in : md.inputs) {
-      auto it = std::find_if(data->begin(), data->end(), [&](const NamedTensor& t) { return t.name == in.name; });
-      if (it == data->end()) return fail(fmt::format("the held-out data has no input '{}'", in.name));
-      auto slice = state.batch_axis ? it->tensor.SliceRows(row, 1) : Result<Tensor>(it->tensor);
-      if (!slice.ok()) return fail(slice.status().message());
-      inputs.push_back({in.name, *slice});
-      session_inputs.push_back(*slice);
-    }
-    auto wire = (*client)->Infer(model_name, 0, inputs, {.binary_inputs = true, .binary_outputs = true});
-    auto mine = (*winner)->Run(session_inputs);
-    auto theirs = (*source)->Run(session_inputs);
-    if (!wire.ok()) return fail(fmt::format("row {}: the server answered: {}", row, wire.status().message()));
-    if (!mine.ok() || !theirs.ok()) return fail(fmt::format("row {}: the model failed in process", row));
-    std::vector<NamedTensor> mine_named, theirs_named;
-    for (size_t k = 0; k < md.outputs.size(); ++k) {
-      mine_named.push_back({md.outputs[k].name, (*mine)[k]});
-      theirs_named.push_back({md.outputs[k].name, (*theirs)[k]});
-    }
-    auto a = check::CompareOutputs(mine_named, wire->outputs, exact);
-    auto b = check::CompareOutputs(theirs_named, wire->outputs, defaults);
-    if (a.ok() && a->passed()) ++exact_ok;
-    if (b.ok() && b->passed()) ++source_ok;
-    if (first_failure.empty() && (!a.ok() || !a->passed() || !b.ok() || !b->passed())) {
-      first_failure = fmt::format("row {} differs ({})", row,
-                                  !a.ok()              ? a.status().message()
-                                  : !b.ok()            ? b.status().message()
-                                  : !a->passed()       ? "from the winner in process"
-                                                       : "from the source beyond hone compare's defaults");
-    }
-  }
-  check.rows_checked = limit;
-  check.outputs_match = limit > 0 && exact_ok == limit;
-  check.source_match = limit > 0 && source_ok == limit;
-  check.outputs_detail =
-      limit == 0 ? "no held-out row to send"
-                 : fmt::format("{} held-out rows sent over HTTP: {} match the winner in process within 1e-5, {} "
-                               "match the source within hone compare's defaults{}",
-                               limit, exact_ok, source_ok, first_failure.empty() ? "" : "; first: " + first_failure);
+  check.wire = std::move(*wire);
+  check.outputs_detail = check.wire->Describe(state.settings->protocol);
 }
 
 std::string ReadText(const std::string& path) {
@@ -192,6 +133,18 @@ FinalCheck RunFinalCheck(TuneState& state, const std::string& repository, const 
   return check;
 }
 
+nlohmann::json GatesJson(const FinalCheck& f) {
+  nlohmann::json gates = nlohmann::json::array();
+  if (!f.wire || !f.wire->evaluation) return gates;
+  for (const check::GateResult& g : f.wire->evaluation->gates)
+    gates.push_back({{"gate", g.gate.ToString()}, {"value", g.value}, {"passed", g.passed}, {"on", "outputs over the wire"}});
+  return gates;
+}
+
+bool FinalCheck::quality_met() const {
+  return wire && wire->outputs_match() && wire->source_match && wire->gates_passed();
+}
+
 nlohmann::json FinalJson(const FinalCheck& f) {
   nlohmann::json loads = nlohmann::json::array();
   for (const LoadFigures& l : f.trial.loads) loads.push_back(LoadFiguresJson(l));
@@ -201,9 +154,10 @@ nlohmann::json FinalJson(const FinalCheck& f) {
           {"error", f.error.empty() ? nlohmann::json() : nlohmann::json(f.error)},
           {"loads", loads},
           {"ready_s", f.ready_s},
-          {"rows_checked", f.rows_checked},
-          {"outputs_match_in_process", f.outputs_match},
-          {"outputs_match_source", f.source_match},
+          {"rows_checked", f.wire ? f.wire->rows : 0},
+          {"outputs_match_in_process", f.wire && f.wire->outputs_match()},
+          {"outputs_match_source", f.wire && f.wire->source_match},
+          {"gates", GatesJson(f)},
           {"outputs_detail", f.outputs_detail}};
 }
 

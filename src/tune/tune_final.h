@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tune/tune_state.h"
+#include "tune/wire_check.h"
 
 namespace hone::tune {
 
@@ -16,13 +17,15 @@ struct FinalCheck {
   TrialResult trial;         // at the SLO loads, merged over repeats
   std::vector<SloResult> slo_results;
   bool slos_met = false;
-  int64_t rows_checked = 0;  // held-out rows sent over the wire
-  bool outputs_match = false;   // the wire's outputs are the winner's in-process outputs
-  bool source_match = false;    // and within hone compare's default tolerances of the source's
-  std::string outputs_detail;
+  std::optional<WireCheck> wire;  // the held-out rows over the wire; none without data or when it failed
+  std::string outputs_detail;     // what the wire check found, or why it did not run
   std::string repository;
   std::string config_text;
   double ready_s = 0;
+
+  // The wire's outputs are the winner's, match the source, and pass every gate. False without data: tune cannot
+  // vouch for outputs it did not check.
+  bool quality_met() const;
 };
 
 // Writes the repository, serves it and measures. `curve_loads` are measured once each for the chart.
@@ -33,5 +36,7 @@ FinalCheck RunFinalCheck(TuneState& state, const std::string& repository, const 
 std::vector<Load> CurveLoads(const TuneState& state);
 
 nlohmann::json FinalJson(const FinalCheck& final_check);
+// [{gate, value, passed, on}] of the gates on the wire's outputs.
+nlohmann::json GatesJson(const FinalCheck& final_check);
 
 }  // namespace hone::tune

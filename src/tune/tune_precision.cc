@@ -94,7 +94,7 @@ VariantCheck CheckFor(const TuneState& state, const std::string& variant_path) {
   check.data.data_path = state.heldout_path;
   check.data_note = state.calibration_rows > 0 ? fmt::format("held-out rows (from row {})", state.calibration_rows) : "";
   check.session = state.incumbent.session;
-  check.gates = state.settings->gates;
+  check.gates = state.gates;
   check.bench = true;
   check.bench_rounds = state.settings->quick ? 2 : 3;
   check.bench_window_s = state.settings->quick ? 0.1 : 0.25;
@@ -137,16 +137,16 @@ void RunPrecisionStage(TuneState& state) {
   std::vector<Candidate> candidates = {state.incumbent};
   nlohmann::json checks = nlohmann::json::array();
   if (state.incumbent.precision != "fp32") {
-    state.stages.push_back({"precision", 6, "skipped", "the incumbent is not FP32"});
+    state.stages.push_back(StageRecord::Of("precision", 6, "skipped", "the incumbent is not FP32"));
     return;
   }
   for (const Variant& v : PlanVariants(state)) {
-    if (state.stopped() || state.left_s() < 4 * state.TrialSeconds(0.5)) {
+    if (state.stopped() || state.left_s() < state.FinalSeconds() + 3 * state.TrialSeconds(0.25)) {
       state.skipped.push_back({"precision", v.what, state.stopped() ? "stopped" : "budget"});
       continue;
     }
-    state.Say(fmt::format("stage 6 of 6 (precision): making and verifying {} ({:.0f} s left)", v.what,
-                          state.left_s()));
+    state.Say(fmt::format("stage 6 of 6 (precision): making and verifying {}; {}; {:.0f} s left", v.what,
+                          state.BestSoFar(), state.left_s()));
     std::string path = (fs::path(state.work_dir) / (v.id + ".onnx")).string();
     std::vector<std::string> nodes;
     Status made = MakeVariant(v, state.incumbent.model_path, path, &nodes);
@@ -165,7 +165,7 @@ void RunPrecisionStage(TuneState& state) {
         outcome->load_error.empty() && !outcome->identical) {
       std::vector<std::pair<double, std::string>> sensitivity;
       for (const std::string& node : nodes) {
-        if (state.left_s() < 6 * state.TrialSeconds(0.5) || state.stopped()) break;
+        if (state.left_s() < state.FinalSeconds() + 5 * state.TrialSeconds(0.25) || state.stopped()) break;
         Variant trial = v;
         trial.quantize->exclude_nodes = {node};
         std::string p = (fs::path(state.work_dir) / (v.id + "-probe.onnx")).string();
@@ -179,7 +179,7 @@ void RunPrecisionStage(TuneState& state) {
       std::sort(sensitivity.begin(), sensitivity.end());
       Variant fallback = v;
       for (size_t k = 0; k < sensitivity.size() && k + 1 < nodes.size() && k < 4; ++k) {
-        if (state.left_s() < 5 * state.TrialSeconds(0.5) || state.stopped()) break;
+        if (state.left_s() < state.FinalSeconds() + 4 * state.TrialSeconds(0.25) || state.stopped()) break;
         fallback.quantize->exclude_nodes.push_back(sensitivity[k].second);
         std::vector<std::string> ignored;
         std::string p = (fs::path(state.work_dir) / fmt::format("{}-fp32-{}.onnx", v.id, k + 1)).string();
@@ -226,7 +226,10 @@ void RunPrecisionStage(TuneState& state) {
   SearchStage(state, "precision", 6, std::move(candidates));
   state.stages.back().extra["variant_checks"] = checks;
   if (none_passed) {
-    state.stages.back().reason = "no lower-precision variant passed its verification (see rejected)";
+    StageRecord& record = state.stages.back();
+    record.status = checks.empty() ? "skipped" : "no gain";
+    record.reason = checks.empty() ? "no lower-precision variant could be made in the budget (see skipped)"
+                                   : "no lower-precision variant passed its verification (see rejected)";
   }
 }
 

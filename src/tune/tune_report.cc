@@ -50,7 +50,7 @@ nlohmann::json TuneBodyJson(const TuneState& state, const nlohmann::json& final_
   nlohmann::json slos = nlohmann::json::array();
   for (const Slo& slo : s.slos) slos.push_back(SloJson(slo));
   nlohmann::json gates = nlohmann::json::array();
-  for (const check::Gate& g : s.gates) gates.push_back(g.ToString());
+  for (const check::Gate& g : state.gates) gates.push_back(g.ToString());
   nlohmann::json body;
   body["objective"] = {{"slos", slos},
                        {"gates", gates},

@@ -76,11 +76,12 @@ void RunBaseline(TuneState& state) {
     }
     repeats.push_back(std::move(*t));
   }
-  StageRecord record{"baseline", 1, "failed", error};
+  StageRecord record = StageRecord::Of("baseline", 1, "failed", error);
   if (!repeats.empty()) {
     state.baseline_trial = MergeRepeats(repeats);
     state.baseline_trial.first_point = repeats.front().first_point;
     state.incumbent_trial = state.baseline_trial;
+    if (repeats.size() >= 2) state.noise_seen = std::max(0.05, ScoreSpread(state.baseline_trial));
     record.status = "improved";  // the reference every later stage is measured against
     record.winner = "baseline";
     record.delta_vs_baseline = record.delta_vs_previous = 1;
@@ -115,7 +116,7 @@ void RunBaseline(TuneState& state) {
 void RunProfile(TuneState& state) {
   auto started = std::chrono::steady_clock::now();
   state.Say("stage 2 of 6 (profile): ONNX Runtime's profiler and the served path's split");
-  StageRecord record{"profile", 2, "no gain", ""};
+  StageRecord record = StageRecord::Of("profile", 2, "no gain", "");
   ProfileSettings p;
   p.model_path = state.settings->model_path;
   p.inputs = state.plan.inputs;
@@ -183,6 +184,8 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
     }
   } remove_work{state.work_dir};
   HONE_RETURN_IF_ERROR(SplitData(state));
+  state.gates = settings.gates;
+  if (state.gates.empty() && state.has_labels) state.gates.push_back({"accuracy_drop", check::GateOp::kLessEqual, 0.01});
 
   state.objective.slos = settings.slos;
   for (const Slo& slo : settings.slos) {
@@ -223,14 +226,14 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   RunGraphStage(state);
   RunThreadsStage(state);
   RunPrecisionStage(state);
+  RunGraphSaveStep(state);
 
   std::string repository = (fs::path(settings.out_dir) / "repository").string();
   std::vector<TrialResult> curves;
   FinalCheck final_check = RunFinalCheck(state, repository, model_name, &curves);
 
-  // Gates: the winner's own (precision variants carry their evaluation); serving changes are gated by the outputs
-  // over the wire matching the source.
-  bool gates_met = final_check.outputs_match && final_check.source_match;
+  // Quality: the outputs that came back over the wire are the winner's, match the source, and pass the gates.
+  bool gates_met = final_check.quality_met();
   bool interrupted = state.interrupted || (settings.stop && settings.stop->load());
   int exit_code = interrupted ? 130 : (final_check.slos_met && gates_met && final_check.error.empty() ? 0 : 1);
 
@@ -275,9 +278,7 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
                            {"throughput_sps", f ? nlohmann::json(f->throughput_sps) : nlohmann::json()}});
   }
   verdict["slo_results"] = slo_results;
-  verdict["gates"] = state.quality_by_candidate.contains(state.incumbent.id)
-                         ? state.quality_by_candidate[state.incumbent.id].value("gates", nlohmann::json::array())
-                         : nlohmann::json::array();
+  verdict["gates"] = GatesJson(final_check);
   verdict["outputs"] = final_check.outputs_detail;
   double ratio = ScoreRatio(state.objective, final_check.trial, state.baseline_trial);
   verdict["throughput_ratio"] = ratio > 0 ? nlohmann::json(ratio) : nlohmann::json();

@@ -54,6 +54,16 @@ struct StageRecord {
   double wall_s = 0;
   std::vector<Entry> entries;
   nlohmann::json extra;  // stage-specific facts (cold start per level, variant checks)
+
+  // A stage that measured nothing, or whose record is filled in afterwards.
+  static StageRecord Of(std::string name, int index, std::string status, std::string reason) {
+    StageRecord r;
+    r.name = std::move(name);
+    r.index = index;
+    r.status = std::move(status);
+    r.reason = std::move(reason);
+    return r;
+  }
 };
 
 struct TuneOutcome {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "tune/tune_final.h"
 #include "tune/tune_state.h"
 
 namespace hone::tune {
@@ -25,26 +26,67 @@ int Cores(const TuneState& state) {
 
 }  // namespace
 
-SearchSettings StageSearchSettings(TuneState& state, const std::string& name, int index, size_t candidates) {
+std::string TuneState::BestSoFar() const {
+  if (incumbent_trial.loads.empty()) return "best so far: " + incumbent.id;
+  const LoadFigures& f = incumbent_trial.loads[0];
+  return fmt::format("best so far: {}, {:.0f} samples/s, p99 {:.2f} ms at {}", incumbent.id, f.throughput_sps,
+                     double(f.p99_ns) / 1e6, f.load.Label());
+}
+
+double TuneState::FinalSeconds() const {
+  const double window = settings->quick ? 0.2 : 0.5;
+  const double rounds = settings->quick ? 2 : 3;
+  const double curve_loads = static_cast<double>(CurveLoads(*this).size());
+  const double curve_window = settings->quick ? 0.1 : 0.25;
+  return 2 + rounds * static_cast<double>(objective.loads.size()) * (0.3 + 4 * window) +
+         2 * (0.4 + curve_loads * (4.5 * curve_window + 0.1)) + 3;
+}
+
+double TuneState::StageRoom(int index) const {
+  static constexpr double kWeight[] = {0, 0, 0, 3, 2, 3, 4};  // by stage index: batching, graph, threads, precision
+  double later = 0;
+  for (int i = std::clamp(index, 3, 6); i <= 6; ++i) later += kWeight[i];
+  return std::max(0.0, left_s() - FinalSeconds()) * kWeight[std::clamp(index, 3, 6)] / later;
+}
+
+SearchSettings StageSearchSettings(TuneState& state, const std::string& name, int index,
+                                   std::vector<Candidate>& candidates) {
   SearchSettings s;
   bool quick = state.settings->quick;
   s.rank_window_s = quick ? 0.1 : 0.25;
   s.confirm_window_s = quick ? 0.15 : 0.5;
   s.confirm_repeats = quick ? 2 : 3;
-  // Fit the stage in what is left of the budget: a share of it per remaining stage, confirmation first to go.
-  double rank_s = static_cast<double>(candidates) * state.TrialSeconds(s.rank_window_s);
-  double confirm_s = 3.0 * s.confirm_repeats * state.TrialSeconds(s.confirm_window_s);
-  double final_s = 4 * state.TrialSeconds(0.5);
-  double room = state.left_s() - final_s;
-  while (s.confirm_repeats > 1 && rank_s + confirm_s > room) {
-    --s.confirm_repeats;
-    confirm_s = 3.0 * s.confirm_repeats * state.TrialSeconds(s.confirm_window_s);
+  s.prior_noise = std::max(s.min_noise, state.noise_seen);
+  const double room = state.StageRoom(index);
+  const double rank_one = state.TrialSeconds(s.rank_window_s);
+  auto confirm_s = [&] { return double(s.finalists + 1) * s.confirm_repeats * state.TrialSeconds(s.confirm_window_s); };
+  auto over = [&] { return double(candidates.size()) * rank_one + confirm_s() > room; };
+  // What goes first when the share is short: the third confirming round, the second finalist, the riskiest
+  // candidates (never below two), and only then the second round, without which the noise is not measured here.
+  if (over() && s.confirm_repeats > 2) s.confirm_repeats = 2;
+  if (over() && s.finalists > 1) s.finalists = 1;
+  size_t fits = static_cast<size_t>(std::max(0.0, (room - confirm_s()) / rank_one));
+  if (fits < 2) {
+    s.confirm_repeats = 1;
+    fits = static_cast<size_t>(std::max(0.0, (room - confirm_s()) / rank_one));
+  }
+  if (fits < candidates.size()) {
+    fits = std::max<size_t>(fits, 2);
+    std::vector<std::string> cut;
+    for (size_t i = fits; i < candidates.size(); ++i) cut.push_back(candidates[i].id);
+    if (!cut.empty()) {
+      state.skipped.push_back({name, fmt::format("{}", fmt::join(cut, ", ")),
+                               fmt::format("budget: the stage's share is {:.0f} s, {:.0f} s a ranking trial", room,
+                                           rank_one)});
+      candidates.resize(fits);
+    }
   }
   TuneState* st = &state;
+  const double final_s = state.FinalSeconds();
   s.may_continue = [st, final_s] { return !st->stopped() && st->left_s() > final_s; };
   s.progress = [st, name, index](const std::string& text) {
-    st->Say(fmt::format("stage {} of 6 ({}): {} ({:.0f} s elapsed, {:.0f} s left)", index, name, text,
-                        st->elapsed_s(), std::max(0.0, st->left_s())));
+    st->Say(fmt::format("stage {} of 6 ({}): {}; {}; {:.0f} s left", index, name, text, st->BestSoFar(),
+                        std::max(0.0, st->left_s())));
   };
   return s;
 }
@@ -65,11 +107,12 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
     state.stages.push_back(record);
     return;
   }
-  SearchSettings settings = StageSearchSettings(state, name, index, candidates.size());
-  if (state.left_s() < state.TrialSeconds(settings.rank_window_s) * double(candidates.size()) * 0.5) {
-    record.reason = fmt::format("budget: {:.0f} s left, the stage needs about {:.0f} s", std::max(0.0, state.left_s()),
-                                state.TrialSeconds(settings.rank_window_s) * double(candidates.size()));
-    state.skipped.push_back({name, fmt::format("{} candidates", candidates.size()), record.reason});
+  const size_t planned = candidates.size();
+  SearchSettings settings = StageSearchSettings(state, name, index, candidates);
+  if (state.left_s() - state.FinalSeconds() < 2 * state.TrialSeconds(settings.rank_window_s)) {
+    record.reason = fmt::format("budget: {:.0f} s left, and the final check needs about {:.0f} s",
+                                std::max(0.0, state.left_s()), state.FinalSeconds());
+    state.skipped.push_back({name, fmt::format("{} candidates", planned), record.reason});
     state.stages.push_back(record);
     return;
   }
@@ -81,6 +124,7 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
     return MeasureServed(c, p);
   };
   SearchResult search = Search(candidates, state.objective, measure, settings);
+  if (search.noise_from_rounds) state.noise_seen = search.noise;
   if (search.interrupted && state.settings->stop && state.settings->stop->load()) state.interrupted = true;
   const Entry& winner = search.entries[static_cast<size_t>(search.winner)];
   record.entries = search.entries;
@@ -109,9 +153,8 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
 void RunBatchingStage(TuneState& state) {
   std::vector<Candidate> candidates = {state.incumbent};
   if (!state.batch_axis) {
-    StageRecord record{"batching", 3, "skipped", "the model's inputs share no dynamic batch dimension: " +
-                                                     state.batch_reason};
-    state.stages.push_back(record);
+    state.stages.push_back(StageRecord::Of(
+        "batching", 3, "skipped", "the model's inputs share no dynamic batch dimension: " + state.batch_reason));
     return;
   }
   int64_t concurrency = LargestConcurrency(state);
@@ -131,6 +174,14 @@ void RunBatchingStage(TuneState& state) {
       c.max_queue_delay_us = delay;
       c.risk = state.incumbent.risk + risk++;
       candidates.push_back(c);
+      // With a delay, a preferred size equal to the requests outstanding sends a full batch at once instead of
+      // waiting out the delay (Triton's preferred_batch_size).
+      if (delay > 0 && concurrency > 1 && concurrency < size && !state.settings->quick) {
+        c.id += fmt::format("-preferred{}", concurrency);
+        c.preferred_batch_sizes = {concurrency};
+        c.risk = state.incumbent.risk + risk++;
+        candidates.push_back(c);
+      }
     }
   }
   SearchStage(state, "batching", 3, std::move(candidates));
