@@ -9,6 +9,7 @@
 #include "base/progress.h"
 #include "bench/interrupt.h"
 #include "cli/commands.h"
+#include "cli/common_flags.h"
 #include "cli/report_output.h"
 #include "tune/tune_runner.h"
 
@@ -16,7 +17,9 @@ namespace hone::cli {
 
 Command AddTuneCommand(CLI::App& app) {
   struct Flags {
-    std::string model, data, out, budget = "10m", protocol = "http";
+    std::string model, out, budget = "10m", protocol = "http";
+    runtime::InputOptions inputs;
+    InputFlags input_flags;
     std::vector<std::string> slos;
     std::string gates;
     double cost_per_hour = 0;
@@ -27,9 +30,11 @@ Command AddTuneCommand(CLI::App& app) {
       "tune", "the whole job: baseline, profile, batching, graph, threads, precision, each gated; a report and a "
               "model repository that hone serve serves as is");
   sub->add_option("model", flags->model, "the .onnx file (never modified)")->required();
-  sub->add_option("--data", flags->data,
-                  ".npz with the model's inputs (and labels for the quality gates); the first quarter of its rows "
-                  "(at most 512) calibrate, the rest are held out for every gate and trial");
+  AddInputFlags(*sub, flags->inputs, flags->input_flags);
+  sub->get_option("--data")->description(
+      ".npz with an array per model input (and labels for the quality gates); the first quarter of its rows (at "
+      "most 512) calibrate static INT8, the rest are held out for every trial and gate. Without it, 256 rows are "
+      "generated from the model (--shape, --range, --seed) and outputs are checked against the source's");
   sub->add_option("--slo", flags->slos,
                   "PERCENTILE<=BOUND@LOAD, e.g. 'p99<=5ms@concurrency=8' or 'p95<=20ms@rate=2000' (repeatable; all "
                   "must hold). None: maximise throughput at concurrency 8");
@@ -61,7 +66,8 @@ Command AddTuneCommand(CLI::App& app) {
     };
     tune::TuneSettings settings;
     settings.model_path = flags->model;
-    settings.data_path = flags->data;
+    settings.inputs = flags->inputs;
+    if (Status s = ApplyInputFlags(flags->input_flags, settings.inputs); !s.ok()) return fail(s);
     settings.out_dir = flags->out;
     settings.quick = flags->quick;
     settings.cost_per_hour = flags->cost_per_hour;

@@ -71,7 +71,7 @@ void RunGraphSaveStep(TuneState& state) {
   VariantCheck check;
   check.source_path = state.incumbent.model_path;
   check.variant_path = path;
-  check.data.data_path = state.heldout_path;
+  check.data = state.plan.inputs;
   check.session = state.incumbent.session;
   check.gates = state.gates;
   check.bench_rounds = state.settings->quick ? 2 : 3;

@@ -1,15 +1,14 @@
 // The precision stage: variants of the incumbent's model in lower precision, each verified before it may compete
 // (numerics and quality gates on the held-out rows, speed against its source in process: tune/variant_check.h).
-// A variant that fails on quality gets INC's treatment: the quantized nodes are ranked by what keeping each in
-// FP32 buys back, and the worst are kept in FP32 one by one until the gates pass or the budget ends.
+// A quantized variant that fails on quality gets INC's treatment: its quantized nodes are ranked by what keeping
+// each one in FP32 buys back (per-node sensitivity), and the worst are kept in FP32 one by one until the gates pass,
+// the variant stops being worth it, or the budget ends.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
 
 #include "check/metric.h"
-#include "onnx/convert.h"
-#include "onnx/quantize.h"
 #include "tune/tune_state.h"
 #include "tune/variant_check.h"
 
@@ -17,62 +16,19 @@ namespace hone::tune {
 namespace fs = std::filesystem;
 namespace {
 
-struct Variant {
-  std::string id;     // "int8-dynamic"
-  std::string what;   // "dynamic INT8 (weights per channel, activations at run time)"
-  int risk = 0;
-  std::optional<onnx::QuantizeOptions> quantize;
-  std::optional<onnx::ConvertOptions> convert;
-};
+// Keeping more than this many nodes in FP32 leaves too little of the variant to be worth its risk.
+constexpr size_t kMaxFallbackNodes = 4;
 
 bool HasFeature(const TuneState& state, std::string_view feature) {
   const auto& f = state.system.cpu_features;
   return std::find(f.begin(), f.end(), feature) != f.end();
 }
 
-std::vector<Variant> PlanVariants(TuneState& state) {
-  std::vector<Variant> variants;
-  onnx::QuantizeOptions dynamic;
-  dynamic.mode = onnx::QuantizeMode::kDynamic;
-  variants.push_back({"int8-dynamic", "dynamic INT8", 10, dynamic, std::nullopt});
-  if (!state.settings->data_path.empty() && state.calibration_rows > 0) {
-    onnx::QuantizeOptions st;
-    st.mode = onnx::QuantizeMode::kStatic;
-    st.calibration_inputs.data_path = state.settings->data_path;
-    st.calibration_samples = state.calibration_rows;
-    variants.push_back({"int8-static", fmt::format("static INT8 calibrated on rows 0..{}", state.calibration_rows - 1),
-                        12, st, std::nullopt});
-  } else {
-    state.skipped.push_back({"precision", "static INT8", "needs --data with enough rows to calibrate on"});
-  }
-  onnx::QuantizeOptions weight_only;
-  weight_only.mode = onnx::QuantizeMode::kWeightOnly;
-  weight_only.bits = 4;
-  Variant int4{"int4-weight-only", "INT4 weight-only (MatMul)", 14, weight_only, std::nullopt};
-  if (state.matmul_first) {
-    variants.insert(variants.begin(), int4);
-  } else {
-    variants.push_back(int4);
-  }
-  onnx::ConvertOptions fp16;
-  if (HasFeature(state, "avx512_fp16")) {
-    variants.push_back({"fp16", "FP16", 11, std::nullopt, fp16});
-  } else {
-    state.skipped.push_back({"precision", "FP16", "the CPU lacks AVX512-FP16: ONNX Runtime's FP16 CPU kernels would "
-                                                  "run slower than FP32 here"});
-  }
-  if (HasFeature(state, "avx512_bf16") || HasFeature(state, "amx_bf16")) {
-    onnx::ConvertOptions bf16;
-    bf16.to = onnx::LowPrecision::kBf16;
-    variants.push_back({"bf16", "BF16", 11, std::nullopt, bf16});
-  } else {
-    state.skipped.push_back({"precision", "BF16", "the CPU lacks AVX512-BF16 and AMX-BF16"});
-  }
-  return variants;
-}
-
-Status MakeVariant(const Variant& v, const std::string& source, const std::string& path,
+// Writes the variant of `source` to `path`; `quantized_nodes` gets the top-level nodes a quantization rewrote (the
+// candidates for FP32 fallback).
+Status MakeVariant(const PrecisionVariant& v, const std::string& source, const std::string& path,
                    std::vector<std::string>* quantized_nodes) {
+  if (v.make) return v.make(source, path);
   if (v.quantize) {
     HONE_ASSIGN_OR_RETURN(onnx::QuantizeSummary summary, onnx::QuantizeFile(source, path, *v.quantize));
     if (summary.quantized.empty()) return Status::FailedPrecondition("no node of the model could be quantized this way");
@@ -82,16 +38,15 @@ Status MakeVariant(const Variant& v, const std::string& source, const std::strin
     }
     return Status::Ok();
   }
-  HONE_ASSIGN_OR_RETURN(onnx::ConvertSummary summary, onnx::ConvertFile(source, path, *v.convert));
-  (void)summary;
-  return Status::Ok();
+  if (v.convert) return onnx::ConvertFile(source, path, *v.convert).status();
+  return Status::InvalidArgument(fmt::format("variant '{}' says neither how to quantize nor how to convert", v.id));
 }
 
 VariantCheck CheckFor(const TuneState& state, const std::string& variant_path) {
   VariantCheck check;
   check.source_path = state.incumbent.model_path;
   check.variant_path = variant_path;
-  check.data.data_path = state.heldout_path;
+  check.data = state.plan.inputs;
   check.data_note = state.calibration_rows > 0 ? fmt::format("held-out rows (from row {})", state.calibration_rows) : "";
   check.session = state.incumbent.session;
   check.gates = state.gates;
@@ -101,8 +56,7 @@ VariantCheck CheckFor(const TuneState& state, const std::string& variant_path) {
   return check;
 }
 
-// The headline quality loss of an outcome: accuracy_drop (or the task's drop) when labels exist, else the number
-// of failed checks.
+// The headline quality loss of an outcome: the task's drop when labels exist, else the number of failed checks.
 double QualityLoss(const VariantOutcome& outcome) {
   if (outcome.evaluate) {
     for (const char* name : {"accuracy_drop", "mae_increase", "cosine_mean_drop"}) {
@@ -113,120 +67,175 @@ double QualityLoss(const VariantOutcome& outcome) {
 }
 
 bool FailedOnSpeedOnly(const VariantOutcome& outcome) {
-  if (!outcome.speed || outcome.speed->verdict != SpeedVerdict::kSlower) return false;
-  return outcome.failures.size() == 1;
+  return outcome.speed && outcome.speed->verdict == SpeedVerdict::kSlower && outcome.failures.size() == 1;
 }
 
-nlohmann::json OutcomeJson(const Variant& v, const VariantOutcome& o, const std::vector<std::string>& fp32_nodes) {
-  nlohmann::json j = {{"variant", v.id}, {"what", v.what}, {"passed", o.passed()}, {"failures", o.failures},
-                      {"notes", o.notes}, {"kept_fp32", fp32_nodes}, {"variant_bytes", o.variant_bytes},
-                      {"source_bytes", o.source_bytes}};
-  if (o.speed) j["throughput_ratio_in_process"] = o.speed->throughput_ratio;
+nlohmann::json GateResultsJson(const VariantOutcome& o) {
+  nlohmann::json gates = nlohmann::json::array();
   if (o.evaluate) {
-    nlohmann::json gates = nlohmann::json::array();
     for (const check::GateResult& g : o.evaluate->gates)
       gates.push_back({{"gate", g.gate.ToString()}, {"value", g.value}, {"passed", g.passed}});
-    j["gates"] = gates;
   }
+  return gates;
+}
+
+nlohmann::json OutcomeJson(const PrecisionVariant& v, const VariantOutcome& o, const std::vector<std::string>& fp32,
+                           const nlohmann::json& first_try) {
+  nlohmann::json j = {{"variant", v.id},       {"what", v.what},         {"passed", o.passed()},
+                      {"failures", o.failures}, {"notes", o.notes},       {"kept_fp32", fp32},
+                      {"variant_bytes", o.variant_bytes}, {"source_bytes", o.source_bytes},
+                      {"gates", GateResultsJson(o)}};
+  if (o.speed) j["throughput_ratio_in_process"] = o.speed->throughput_ratio;
+  j["first_try"] = first_try.is_null() ? nlohmann::json() : first_try;
   return j;
+}
+
+struct Verified {
+  std::string path;
+  VariantOutcome outcome;
+  std::vector<std::string> kept_fp32;  // nodes the fallback kept in FP32 (empty: none)
+  nlohmann::json first_try;           // the failed outcome before the fallback, when there was one
+};
+
+// INC's fallback: per-node sensitivity (the loss with only that node kept in FP32), then the most sensitive nodes
+// kept in FP32, one more each try, until the gates pass. Returns whether it rescued the variant; `verified` holds the
+// last try either way.
+bool RescueWithFp32(TuneState& state, const PrecisionVariant& v, const std::vector<std::string>& nodes,
+                    Verified& verified) {
+  std::vector<std::pair<double, std::string>> sensitivity;
+  for (const std::string& node : nodes) {
+    if (state.stopped() || state.left_s() < state.FinalSeconds() + 5 * state.TrialSeconds(0.25)) break;
+    state.Say(fmt::format("stage 6 of 6 (precision): {} failed its gates; sensitivity of node '{}'", v.id, node));
+    PrecisionVariant probe = v;
+    probe.quantize->exclude_nodes.push_back(node);
+    std::string path = (fs::path(state.work_dir) / (v.id + "-probe.onnx")).string();
+    std::vector<std::string> ignored;
+    if (!MakeVariant(probe, state.incumbent.model_path, path, &ignored).ok()) continue;
+    VariantCheck check = CheckFor(state, path);
+    check.bench = false;  // quality only: speed is measured on the variant that is kept
+    if (auto o = CheckVariant(check); o.ok()) sensitivity.push_back({QualityLoss(*o), node});
+  }
+  std::sort(sensitivity.begin(), sensitivity.end());  // the least loss first: the node that costs the most
+  PrecisionVariant fallback = v;
+  for (size_t k = 0; k < sensitivity.size() && k + 1 < nodes.size() && k < kMaxFallbackNodes; ++k) {
+    if (state.stopped() || state.left_s() < state.FinalSeconds() + 4 * state.TrialSeconds(0.25)) break;
+    fallback.quantize->exclude_nodes.push_back(sensitivity[k].second);
+    std::string path = (fs::path(state.work_dir) / fmt::format("{}-fp32-{}.onnx", v.id, k + 1)).string();
+    std::vector<std::string> ignored;
+    if (!MakeVariant(fallback, state.incumbent.model_path, path, &ignored).ok()) break;
+    auto o = CheckVariant(CheckFor(state, path));
+    if (!o.ok()) break;
+    verified = {path, std::move(*o), fallback.quantize->exclude_nodes, std::move(verified.first_try)};
+    if (verified.outcome.passed()) return true;
+    if (FailedOnSpeedOnly(verified.outcome)) return false;  // quality rescued, but slower: more FP32 only slows it
+  }
+  return false;
 }
 
 }  // namespace
 
-void RunPrecisionStage(TuneState& state) {
+std::vector<PrecisionVariant> PlanPrecisionVariants(TuneState& state) {
+  std::vector<PrecisionVariant> variants;
+  onnx::QuantizeOptions dynamic;
+  dynamic.mode = onnx::QuantizeMode::kDynamic;
+  variants.push_back({"int8-dynamic", "dynamic INT8", 10, dynamic, std::nullopt, nullptr});
+  if (!state.settings->inputs.data_path.empty() && state.calibration_rows > 0) {
+    onnx::QuantizeOptions st;
+    st.mode = onnx::QuantizeMode::kStatic;
+    st.calibration_inputs = state.settings->inputs;
+    st.calibration_samples = state.calibration_rows;
+    variants.push_back({"int8-static", fmt::format("static INT8 calibrated on rows 0..{}", state.calibration_rows - 1),
+                        12, st, std::nullopt, nullptr});
+  } else {
+    state.skipped.push_back({"precision", "static INT8", "needs --data with enough rows to calibrate on (40 or more)"});
+  }
+  onnx::QuantizeOptions weight_only;
+  weight_only.mode = onnx::QuantizeMode::kWeightOnly;
+  weight_only.bits = 4;
+  PrecisionVariant int4{"int4-weight-only", "INT4 weight-only (MatMul)", 14, weight_only, std::nullopt, nullptr};
+  if (state.matmul_first) {
+    variants.insert(variants.begin(), int4);
+  } else {
+    variants.push_back(int4);
+  }
+  if (HasFeature(state, "avx512_fp16")) {
+    variants.push_back({"fp16", "FP16", 11, std::nullopt, onnx::ConvertOptions{}, nullptr});
+  } else {
+    state.skipped.push_back({"precision", "FP16", "the CPU lacks AVX512-FP16: ONNX Runtime's FP16 CPU kernels would "
+                                                  "run slower than FP32 here"});
+  }
+  if (HasFeature(state, "avx512_bf16") || HasFeature(state, "amx_bf16")) {
+    onnx::ConvertOptions bf16;
+    bf16.to = onnx::LowPrecision::kBf16;
+    variants.push_back({"bf16", "BF16", 11, std::nullopt, bf16, nullptr});
+  } else {
+    state.skipped.push_back({"precision", "BF16", "the CPU lacks AVX512-BF16 and AMX-BF16"});
+  }
+  return variants;
+}
+
+void RunPrecisionStage(TuneState& state) { RunPrecisionStage(state, PlanPrecisionVariants(state)); }
+
+void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& variants) {
   std::vector<Candidate> candidates = {state.incumbent};
   nlohmann::json checks = nlohmann::json::array();
   if (state.incumbent.precision != "fp32") {
     state.stages.push_back(StageRecord::Of("precision", 6, "skipped", "the incumbent is not FP32"));
     return;
   }
-  for (const Variant& v : PlanVariants(state)) {
+  for (const PrecisionVariant& v : variants) {
     if (state.stopped() || state.left_s() < state.FinalSeconds() + 3 * state.TrialSeconds(0.25)) {
       state.skipped.push_back({"precision", v.what, state.stopped() ? "stopped" : "budget"});
       continue;
     }
     state.Say(fmt::format("stage 6 of 6 (precision): making and verifying {}; {}; {:.0f} s left", v.what,
                           state.BestSoFar(), state.left_s()));
-    std::string path = (fs::path(state.work_dir) / (v.id + ".onnx")).string();
+    Verified verified;
+    verified.path = (fs::path(state.work_dir) / (v.id + ".onnx")).string();
     std::vector<std::string> nodes;
-    Status made = MakeVariant(v, state.incumbent.model_path, path, &nodes);
-    if (!made.ok()) {
+    if (Status made = MakeVariant(v, state.incumbent.model_path, verified.path, &nodes); !made.ok()) {
       state.rejected.push_back({v.id, "precision", "could not be made: " + made.message()});
       continue;
     }
-    auto outcome = CheckVariant(CheckFor(state, path));
+    auto outcome = CheckVariant(CheckFor(state, verified.path));
     if (!outcome.ok()) {
       state.rejected.push_back({v.id, "precision", "could not be verified: " + outcome.status().message()});
       continue;
     }
-    std::vector<std::string> fp32_nodes;
-    // FP32 fallback for a quantized variant that failed on quality, not on speed.
-    if (!outcome->passed() && !FailedOnSpeedOnly(*outcome) && v.quantize && nodes.size() > 1 &&
-        outcome->load_error.empty() && !outcome->identical) {
-      std::vector<std::pair<double, std::string>> sensitivity;
-      for (const std::string& node : nodes) {
-        if (state.left_s() < state.FinalSeconds() + 5 * state.TrialSeconds(0.25) || state.stopped()) break;
-        Variant trial = v;
-        trial.quantize->exclude_nodes = {node};
-        std::string p = (fs::path(state.work_dir) / (v.id + "-probe.onnx")).string();
-        std::vector<std::string> ignored;
-        if (!MakeVariant(trial, state.incumbent.model_path, p, &ignored).ok()) continue;
-        VariantCheck probe = CheckFor(state, p);
-        probe.bench = false;
-        auto o = CheckVariant(probe);
-        if (o.ok()) sensitivity.push_back({QualityLoss(*o), node});
-      }
-      std::sort(sensitivity.begin(), sensitivity.end());
-      Variant fallback = v;
-      for (size_t k = 0; k < sensitivity.size() && k + 1 < nodes.size() && k < 4; ++k) {
-        if (state.left_s() < state.FinalSeconds() + 4 * state.TrialSeconds(0.25) || state.stopped()) break;
-        fallback.quantize->exclude_nodes.push_back(sensitivity[k].second);
-        std::vector<std::string> ignored;
-        std::string p = (fs::path(state.work_dir) / fmt::format("{}-fp32-{}.onnx", v.id, k + 1)).string();
-        if (!MakeVariant(fallback, state.incumbent.model_path, p, &ignored).ok()) break;
-        auto o = CheckVariant(CheckFor(state, p));
-        if (!o.ok()) break;
-        fp32_nodes = fallback.quantize->exclude_nodes;
-        if (o->passed()) {
-          path = p;
-          *outcome = std::move(*o);
-          break;
-        }
-        if (FailedOnSpeedOnly(*o)) {
-          *outcome = std::move(*o);
-          break;
-        }
-      }
+    verified.outcome = std::move(*outcome);
+    const VariantOutcome& first = verified.outcome;
+    if (!first.passed() && !FailedOnSpeedOnly(first) && v.quantize && nodes.size() > 1 && first.load_error.empty() &&
+        !first.identical) {
+      verified.first_try = {{"failures", first.failures}, {"gates", GateResultsJson(first)}};
+      RescueWithFp32(state, v, nodes, verified);
     }
-    checks.push_back(OutcomeJson(v, *outcome, fp32_nodes));
-    if (!outcome->passed()) {
-      std::string reason = fmt::format("{}", fmt::join(outcome->failures, "; "));
-      if (!fp32_nodes.empty()) reason += fmt::format(" (also with {} kept in FP32)", fmt::join(fp32_nodes, ", "));
+    checks.push_back(OutcomeJson(v, verified.outcome, verified.kept_fp32, verified.first_try));
+    if (!verified.outcome.passed()) {
+      std::string reason = fmt::format("{}", fmt::join(verified.outcome.failures, "; "));
+      if (!verified.kept_fp32.empty())
+        reason += fmt::format(" (with {} kept in FP32 after failing its gates)", fmt::join(verified.kept_fp32, ", "));
       state.rejected.push_back({v.id, "precision", reason});
       continue;
     }
     Candidate c = state.incumbent;
-    c.id = fp32_nodes.empty() ? v.id : fmt::format("{}-fp32x{}", v.id, fp32_nodes.size());
+    c.id = verified.kept_fp32.empty() ? v.id : fmt::format("{}-fp32x{}", v.id, verified.kept_fp32.size());
     c.stage = "precision";
-    c.model_path = path;
+    c.model_path = verified.path;
     c.precision = v.id;
-    c.risk = state.incumbent.risk + v.risk + static_cast<int>(fp32_nodes.size());
-    if (outcome->evaluate) {
-      nlohmann::json gates = nlohmann::json::array();
-      for (const check::GateResult& g : outcome->evaluate->gates)
-        gates.push_back({{"gate", g.gate.ToString()}, {"value", g.value}, {"passed", g.passed}});
-      const check::Metric* accuracy = check::FindMetric(outcome->evaluate->metrics, "accuracy");
+    c.risk = state.incumbent.risk + v.risk + static_cast<int>(verified.kept_fp32.size());
+    if (verified.outcome.evaluate) {
+      const check::Metric* accuracy = check::FindMetric(verified.outcome.evaluate->metrics, "accuracy");
       state.quality_by_candidate[c.id] = {{"metric", accuracy ? "accuracy" : ""},
                                           {"value", accuracy ? nlohmann::json(accuracy->value) : nlohmann::json()},
-                                          {"gates", gates}};
+                                          {"gates", GateResultsJson(verified.outcome)}};
     }
     candidates.push_back(c);
   }
-  bool none_passed = candidates.size() < 2;
+  const bool none_passed = candidates.size() < 2;
   SearchStage(state, "precision", 6, std::move(candidates));
-  state.stages.back().extra["variant_checks"] = checks;
+  StageRecord& record = state.stages.back();
+  record.extra["variant_checks"] = checks;
   if (none_passed) {
-    StageRecord& record = state.stages.back();
     record.status = checks.empty() ? "skipped" : "no gain";
     record.reason = checks.empty() ? "no lower-precision variant could be made in the budget (see skipped)"
                                    : "no lower-precision variant passed its verification (see rejected)";

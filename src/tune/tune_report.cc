@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "check/gates.h"
+#include "tune/tune_final.h"
 #include "tune/tune_state.h"
 
 namespace hone::tune {
@@ -45,7 +46,78 @@ nlohmann::json StageJson(const TuneState& state, const StageRecord& s) {
 
 }  // namespace
 
-nlohmann::json TuneBodyJson(const TuneState& state, const nlohmann::json& final_json) {
+nlohmann::json CurvesJson(const std::vector<TrialResult>& curves) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TrialResult& t : curves) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const LoadFigures& f : t.loads) {
+      points.push_back({{"concurrency", f.load.concurrency}, {"throughput_sps", f.throughput_sps},
+                        {"p50_ms", f.p50_ns / 1e6}, {"p99_ms", f.p99_ns / 1e6}});
+    }
+    out.push_back({{"candidate", t.candidate_id}, {"points", points}});
+  }
+  return out;
+}
+
+// The serve command and the bench that re-measures the first SLO's load (on hone serve's default ports).
+nlohmann::json ReproduceJson(const TuneState& state, const std::string& repository) {
+  const Load& load = state.objective.loads[0];
+  const bool grpc = state.settings->protocol == bench::RemoteProtocol::kGrpc;
+  std::string how = load.open_loop ? fmt::format("--mode open-loop --rate {:g}", load.rate)
+                                   : fmt::format("--concurrency {}", load.concurrency);
+  return {{"serve", fmt::format("hone serve --model-repository {}", repository)},
+          {"bench", fmt::format("hone bench {} --url 127.0.0.1:{} {}{}", state.plan.model_name, grpc ? 8001 : 8000,
+                                how, grpc ? " --protocol grpc" : "")}};
+}
+
+nlohmann::json VerdictJson(const TuneState& state, const FinalCheck& final_check, int exit_code) {
+  nlohmann::json verdict;
+  verdict["met"] = exit_code == 0;
+  verdict["exit_code"] = exit_code;
+  nlohmann::json slo_results = nlohmann::json::array();
+  for (const SloResult& r : final_check.slo_results) {
+    const LoadFigures* f = nullptr;
+    for (const LoadFigures& l : final_check.trial.loads) {
+      if (l.load == r.slo->load) f = &l;
+    }
+    slo_results.push_back({{"slo", r.slo->text}, {"measured_ms", r.measured_ns / 1e6},
+                           {"bound_ms", r.slo->bound_ns / 1e6}, {"margin", r.margin}, {"met", r.met},
+                           {"detail", r.detail},
+                           {"throughput_sps", f ? nlohmann::json(f->throughput_sps) : nlohmann::json()}});
+  }
+  verdict["slo_results"] = slo_results;
+  verdict["gates"] = GatesJson(final_check);
+  verdict["outputs"] = final_check.outputs_detail;
+  const double ratio = ScoreRatio(state.objective, final_check.trial, state.baseline_trial);
+  verdict["throughput_ratio"] = ratio > 0 ? nlohmann::json(ratio) : nlohmann::json();
+  auto cost = [](const TrialResult& t) {
+    return !t.loads.empty() && t.loads[0].cost_per_1000 ? nlohmann::json(*t.loads[0].cost_per_1000)
+                                                        : nlohmann::json();
+  };
+  verdict["baseline_cost_per_1000"] = cost(state.baseline_trial);
+  verdict["final_cost_per_1000"] = cost(final_check.trial);
+  verdict["best_candidate"] = state.incumbent.id;
+  nlohmann::json misses = nlohmann::json::array();
+  for (const SloResult& r : final_check.slo_results) {
+    if (!r.met) misses.push_back(r.detail);
+  }
+  if (!final_check.quality_met()) misses.push_back(final_check.outputs_detail);
+  if (!final_check.error.empty()) misses.push_back("final check: " + final_check.error);
+  verdict["misses"] = misses;
+  std::string headline =
+      exit_code == 0   ? fmt::format("{} met with {}", state.objective.slos.empty() ? "every gate" : "every SLO and gate",
+                                     state.incumbent.id)
+      : exit_code == 130 ? std::string("interrupted: the report holds what finished")
+                         : fmt::format("not met: the best candidate that passed its gates is {}; {}",
+                                       state.incumbent.id,
+                                       misses.empty() ? std::string("see the stages") : misses[0].get<std::string>());
+  if (ratio > 0) headline += fmt::format(" ({:.2f}x the baseline's score)", ratio);
+  verdict["summary"] = headline;
+  return verdict;
+}
+
+nlohmann::json TuneBodyJson(const TuneState& state, const FinalCheck& final_check,
+                            const std::vector<TrialResult>& curves, const std::string& repository, int exit_code) {
   const TuneSettings& s = *state.settings;
   nlohmann::json slos = nlohmann::json::array();
   for (const Slo& slo : s.slos) slos.push_back(SloJson(slo));
@@ -57,7 +129,9 @@ nlohmann::json TuneBodyJson(const TuneState& state, const nlohmann::json& final_
                        {"protocol", s.protocol == bench::RemoteProtocol::kGrpc ? "grpc" : "http"},
                        {"budget_s", s.budget_s},
                        {"cost_per_hour", s.cost_per_hour > 0 ? nlohmann::json(s.cost_per_hour) : nlohmann::json()},
-                       {"data", s.data_path.empty() ? nlohmann::json() : nlohmann::json(s.data_path)},
+                       {"data", s.inputs.data_path.empty() ? nlohmann::json() : nlohmann::json(s.inputs.data_path)},
+                       {"generated", state.generated_note.empty() ? nlohmann::json() : nlohmann::json(state.generated_note)},
+                       {"note", state.objective_note.empty() ? nlohmann::json() : nlohmann::json(state.objective_note)},
                        {"calibration_rows", state.calibration_rows},
                        {"held_out", state.calibration_rows > 0
                                         ? nlohmann::json(fmt::format("rows {}.. of the data: every gate, check and "
@@ -69,7 +143,8 @@ nlohmann::json TuneBodyJson(const TuneState& state, const nlohmann::json& final_
                       {"settings", CandidateSettingsJson(state.baseline)},
                       {"loads", TrialLoadsJson(state.baseline_trial)},
                       {"in_process", TrialLoadsJson(state.baseline_in_process)}};
-  body["final"] = final_json;
+  body["final"] = FinalJson(final_check);
+  body["final"]["config_pbtxt"] = final_check.config_text;
   body["profile"] = state.profile;
   nlohmann::json stages = nlohmann::json::array();
   for (const StageRecord& r : state.stages) stages.push_back(StageJson(state, r));
@@ -110,6 +185,13 @@ nlohmann::json TuneBodyJson(const TuneState& state, const nlohmann::json& final_
     skipped.push_back({{"stage", w.stage}, {"what", w.what}, {"reason", w.reason}});
   body["skipped"] = skipped;
   body["winner"] = {{"id", state.incumbent.id}, {"settings", CandidateSettingsJson(state.incumbent)}};
+  body["curves"] = CurvesJson(curves);
+  body["interrupted"] = exit_code == 130;
+  body["wall_time_s"] = state.elapsed_s();
+  body["repository"] = {{"path", repository}, {"model", state.plan.model_name},
+                        {"config_pbtxt", final_check.config_text}};
+  body["reproduce"] = ReproduceJson(state, repository);
+  body["verdict"] = VerdictJson(state, final_check, exit_code);
   return body;
 }
 

@@ -21,31 +21,6 @@ namespace hone::tune {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr int64_t kMaxCalibrationRows = 512;
-
-bool IsLabelKey(const std::string& name) {
-  return name == "label" || name == "labels" || name == "target" || name == "targets" || name == "y";
-}
-
-// Rows [0, k) calibrate, the rest are held out for every gate and trial: the calibration never sees a gated row.
-Status SplitData(TuneState& state) {
-  const TuneSettings& s = *state.settings;
-  if (s.data_path.empty()) return Status::Ok();
-  HONE_ASSIGN_OR_RETURN(std::vector<NamedTensor> arrays, ReadNpz(s.data_path));
-  int64_t rows = 0;
-  for (const NamedTensor& a : arrays) {
-    if (IsLabelKey(a.name)) state.has_labels = true;
-    if (!a.tensor.shape().empty()) rows = std::max(rows, a.tensor.shape()[0]);
-  }
-  state.heldout_path = s.data_path;
-  if (rows >= 40 && state.batch_axis) {
-    state.calibration_rows = std::min<int64_t>(kMaxCalibrationRows, rows / 4);
-    state.heldout_path = (fs::path(state.work_dir) / "heldout.npz").string();
-    HONE_RETURN_IF_ERROR(WriteHeldOutRows(s.data_path, state.calibration_rows, state.heldout_path));
-  }
-  return Status::Ok();
-}
-
 Status CheckOutDir(const std::string& out) {
   if (out.empty()) return Status::InvalidArgument("-o OUT is required: the folder tune writes its report and repository into");
   std::error_code ec;
@@ -147,7 +122,17 @@ void RunProfile(TuneState& state) {
 }
 
 std::string Summary(const TuneState& state, const FinalCheck& final_check, int exit_code) {
-  std::string text = "\nhone tune: " + std::string(exit_code == 0 ? "every SLO and gate met" : "NOT MET") + "\n";
+  const bool no_slo = state.objective.slos.empty();
+  std::string text = "\nhone tune: " +
+                     std::string(exit_code == 130 ? "INTERRUPTED (the report holds what finished)"
+                                 : exit_code == 0 ? (no_slo ? "done, every gate met" : "every SLO and gate met")
+                                                  : "NOT MET") +
+                     "\n";
+  if (no_slo && !final_check.trial.loads.empty()) {
+    const LoadFigures& f = final_check.trial.loads[0];
+    text += fmt::format("  no --slo: {:.0f} samples/s at {} with p99 {:.2f} ms (through hone serve)\n",
+                        f.throughput_sps, f.load.Label(), double(f.p99_ns) / 1e6);
+  }
   for (const SloResult& r : final_check.slo_results) text += "  " + r.detail + "\n";
   double ratio = ScoreRatio(state.objective, final_check.trial, state.baseline_trial);
   if (ratio > 0) text += fmt::format("  final / baseline score: {:.2f}x ({})\n", ratio, state.incumbent.Describe());
@@ -167,13 +152,6 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   state.started = std::chrono::steady_clock::now();
   state.deadline = state.started + std::chrono::milliseconds(static_cast<int64_t>(settings.budget_s * 1000));
   HONE_RETURN_IF_ERROR(CheckOutDir(settings.out_dir));
-  HONE_ASSIGN_OR_RETURN(auto session, runtime::Session::Open(settings.model_path, runtime::SessionOptions{}));
-  state.metadata = session->metadata();
-  session.reset();
-  runtime::BatchAxis axis = state.metadata.SharedBatchAxis();
-  state.batch_axis = axis.shared && axis.fixed_size < 0;
-  state.batch_reason = axis.shared ? "dimension 0 is fixed" : axis.reason;
-  state.system = bench::ReadSystemInfo();
   state.work_dir = (fs::path(settings.out_dir) / fmt::format(".hone-tune-work-{}", getpid())).string();
   fs::create_directories(state.work_dir);
   struct RemoveWork {
@@ -183,38 +161,7 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
       fs::remove_all(dir, ec);
     }
   } remove_work{state.work_dir};
-  HONE_RETURN_IF_ERROR(SplitData(state));
-  state.gates = settings.gates;
-  if (state.gates.empty() && state.has_labels) state.gates.push_back({"accuracy_drop", check::GateOp::kLessEqual, 0.01});
-
-  state.objective.slos = settings.slos;
-  for (const Slo& slo : settings.slos) {
-    if (std::find(state.objective.loads.begin(), state.objective.loads.end(), slo.load) == state.objective.loads.end())
-      state.objective.loads.push_back(slo.load);
-  }
-  std::string note;
-  if (state.objective.loads.empty()) {
-    state.objective.loads.push_back(Load{false, 8, 0});
-    note = "no --slo given: tune maximises throughput at concurrency 8 and reports the p99 it holds there";
-  }
-  double extra_percentile = 0;
-  for (const Slo& slo : settings.slos) {
-    if (slo.percentile != 50 && slo.percentile != 95 && slo.percentile != 99) extra_percentile = slo.percentile;
-  }
-  std::string model_name = ModelNameFromPath(settings.model_path);
-  state.plan.loads = state.objective.loads;
-  state.plan.inputs.data_path = state.heldout_path;
-  state.plan.protocol = settings.protocol;
-  state.plan.cost_per_hour = settings.cost_per_hour;
-  state.plan.extra_percentile = extra_percentile;
-  state.plan.work_dir = state.work_dir;
-  state.plan.model_name = model_name;
-  state.plan.metadata = state.metadata;
-
-  state.baseline.id = "baseline";
-  state.baseline.stage = "baseline";
-  state.baseline.model_path = settings.model_path;
-  state.incumbent = state.baseline;
+  HONE_RETURN_IF_ERROR(PrepareTune(state));
 
   RunBaseline(state);
   if (state.baseline_trial.loads.empty()) {
@@ -228,81 +175,12 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   RunPrecisionStage(state);
   RunGraphSaveStep(state);
 
-  std::string repository = (fs::path(settings.out_dir) / "repository").string();
+  const std::string repository = (fs::path(settings.out_dir) / "repository").string();
   std::vector<TrialResult> curves;
-  FinalCheck final_check = RunFinalCheck(state, repository, model_name, &curves);
-
-  // Quality: the outputs that came back over the wire are the winner's, match the source, and pass the gates.
-  bool gates_met = final_check.quality_met();
-  bool interrupted = state.interrupted || (settings.stop && settings.stop->load());
-  int exit_code = interrupted ? 130 : (final_check.slos_met && gates_met && final_check.error.empty() ? 0 : 1);
-
-  nlohmann::json final_json = FinalJson(final_check);
-  final_json["config_pbtxt"] = final_check.config_text;
-  nlohmann::json curve_json = nlohmann::json::array();
-  for (const TrialResult& t : curves) {
-    nlohmann::json points = nlohmann::json::array();
-    for (const LoadFigures& f : t.loads) {
-      points.push_back({{"concurrency", f.load.concurrency}, {"throughput_sps", f.throughput_sps},
-                        {"p50_ms", f.p50_ns / 1e6}, {"p99_ms", f.p99_ns / 1e6}});
-    }
-    curve_json.push_back({{"candidate", t.candidate_id}, {"points", points}});
-  }
-  nlohmann::json body = TuneBodyJson(state, final_json);
-  body["objective"]["note"] = note.empty() ? nlohmann::json() : nlohmann::json(note);
-  body["curves"] = curve_json;
-  body["interrupted"] = interrupted;
-  body["wall_time_s"] = state.elapsed_s();
-  body["repository"] = {{"path", repository}, {"model", model_name}, {"config_pbtxt", final_check.config_text}};
-  std::string first_load = state.objective.loads[0].open_loop
-                               ? fmt::format("--mode open-loop --rate {:g}", state.objective.loads[0].rate)
-                               : fmt::format("--concurrency {}", state.objective.loads[0].concurrency);
-  body["reproduce"] = {
-      {"serve", fmt::format("hone serve --model-repository {}", repository)},
-      {"bench", fmt::format("hone bench {} --url 127.0.0.1:{} {}{}", model_name,
-                            settings.protocol == bench::RemoteProtocol::kGrpc ? 8001 : 8000, first_load,
-                            settings.protocol == bench::RemoteProtocol::kGrpc ? " --protocol grpc" : "")}};
-  // The verdict.
-  nlohmann::json verdict;
-  verdict["met"] = exit_code == 0;
-  verdict["exit_code"] = exit_code;
-  nlohmann::json slo_results = nlohmann::json::array();
-  for (size_t i = 0; i < final_check.slo_results.size(); ++i) {
-    const SloResult& r = final_check.slo_results[i];
-    const LoadFigures* f = nullptr;
-    for (const LoadFigures& l : final_check.trial.loads) {
-      if (l.load == r.slo->load) f = &l;
-    }
-    slo_results.push_back({{"slo", r.slo->text}, {"measured_ms", r.measured_ns / 1e6}, {"bound_ms", r.slo->bound_ns / 1e6},
-                           {"margin", r.margin}, {"met", r.met}, {"detail", r.detail},
-                           {"throughput_sps", f ? nlohmann::json(f->throughput_sps) : nlohmann::json()}});
-  }
-  verdict["slo_results"] = slo_results;
-  verdict["gates"] = GatesJson(final_check);
-  verdict["outputs"] = final_check.outputs_detail;
-  double ratio = ScoreRatio(state.objective, final_check.trial, state.baseline_trial);
-  verdict["throughput_ratio"] = ratio > 0 ? nlohmann::json(ratio) : nlohmann::json();
-  auto cost = [](const TrialResult& t) {
-    return !t.loads.empty() && t.loads[0].cost_per_1000 ? nlohmann::json(*t.loads[0].cost_per_1000) : nlohmann::json();
-  };
-  verdict["baseline_cost_per_1000"] = cost(state.baseline_trial);
-  verdict["final_cost_per_1000"] = cost(final_check.trial);
-  verdict["best_candidate"] = state.incumbent.id;
-  nlohmann::json misses = nlohmann::json::array();
-  for (const SloResult& r : final_check.slo_results) {
-    if (!r.met) misses.push_back(r.detail);
-  }
-  if (!gates_met) misses.push_back(final_check.outputs_detail);
-  if (!final_check.error.empty()) misses.push_back("final check: " + final_check.error);
-  verdict["misses"] = misses;
-  std::string headline =
-      exit_code == 0 ? fmt::format("every SLO and gate met with {}", state.incumbent.id)
-      : interrupted  ? "interrupted: the report holds what finished"
-                     : fmt::format("not met: the best candidate that passed its gates is {}; {}", state.incumbent.id,
-                                   misses.empty() ? std::string("see the stages") : misses[0].get<std::string>());
-  if (ratio > 0) headline += fmt::format(" ({:.2f}x the baseline's score)", ratio);
-  verdict["summary"] = headline;
-  body["verdict"] = verdict;
+  FinalCheck final_check = RunFinalCheck(state, repository, state.plan.model_name, &curves);
+  const bool interrupted = state.interrupted || (settings.stop && settings.stop->load());
+  const bool met = final_check.error.empty() && final_check.slos_met && final_check.quality_met();
+  const int exit_code = interrupted ? 130 : met ? 0 : 1;
 
   ReportContext context;
   context.argv = settings.argv;
@@ -311,6 +189,7 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
                            std::chrono::steady_clock::now() - state.started);
   auto model_json = ModelFileJson(settings.model_path);
   TuneOutcome outcome;
+  nlohmann::json body = TuneBodyJson(state, final_check, curves, repository, exit_code);
   outcome.report = MakeReport("tune", context, model_json.ok() ? *model_json : nlohmann::json(), body);
   outcome.exit_code = exit_code;
   outcome.summary = Summary(state, final_check, exit_code);

@@ -23,6 +23,7 @@
 #include "base/result.h"
 #include "bench/remote_client.h"
 #include "check/gates.h"
+#include "runtime/input_options.h"
 #include "tune/search.h"
 #include "tune/slo.h"
 
@@ -30,7 +31,10 @@ namespace hone::tune {
 
 struct TuneSettings {
   std::string model_path;
-  std::string data_path;  // .npz with the inputs (and labels for the quality gates); empty: generated inputs
+  // data_path: a .npz with the inputs (and labels for the quality gates); its first quarter (at most 512 rows)
+  // calibrates static INT8 and the rest is held out for every trial and gate. Empty: inputs generated from the
+  // model (shapes, ranges, seed as bench takes them).
+  runtime::InputOptions inputs;
   std::vector<Slo> slos;
   std::vector<check::Gate> gates;  // empty: accuracy_drop<=0.01 when the data has labels
   double budget_s = 600;

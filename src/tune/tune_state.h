@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 
 #include "bench/system_info.h"
 #include "check/evaluate.h"
+#include "onnx/convert.h"
+#include "onnx/quantize.h"
 #include "tune/tune_runner.h"
 
 namespace hone::tune {
@@ -35,6 +38,8 @@ struct TuneState {
   std::string heldout_path;    // the held-out rows (gates, numerics, trials); = data_path without labels
   int64_t calibration_rows = 0;  // rows [0, calibration_rows) of the data calibrate, none of them are gated on
   bool has_labels = false;
+  std::string generated_note;  // how the held-out rows were generated, when no --data was given
+  std::string objective_note;  // how tune reads an objective the user left out
   // The quality gates every variant and the final outputs are held to: the user's, or accuracy_drop<=0.01 when the
   // data has labels (none without: then the outputs must match the source within hone compare's defaults).
   std::vector<check::Gate> gates;
@@ -79,12 +84,33 @@ struct TuneState {
   double noise_seen = 0.25;
 };
 
+// The model's metadata, the data split (or generated held-out rows under work_dir), the gates, the objective, the
+// trial plan and the baseline candidate (tune_prepare.cc). state.settings and state.work_dir must be set. Errors are
+// the user's to fix (InvalidArgument or NotFound naming the flag or file): nothing has been measured yet.
+Status PrepareTune(TuneState& state);
+
 // The stages (tune_stages.cc, tune_precision.cc): each appends its record to state.stages and moves
 // state.incumbent when a candidate wins.
 void RunBatchingStage(TuneState& state);
 void RunGraphStage(TuneState& state);
 void RunThreadsStage(TuneState& state);
 void RunPrecisionStage(TuneState& state);
+
+// One lower-precision variant the precision stage makes from the incumbent's model and verifies.
+struct PrecisionVariant {
+  std::string id;    // "int8-dynamic"
+  std::string what;  // "dynamic INT8"
+  int risk = 0;
+  std::optional<onnx::QuantizeOptions> quantize;  // a quantization: per-node FP32 fallback applies to it
+  std::optional<onnx::ConvertOptions> convert;    // a precision conversion (FP16, BF16)
+  // Any other way to write the variant of `source` to `path` (tests plant variants this way); wins when set.
+  std::function<Status(const std::string& source, const std::string& path)> make;
+};
+// What this machine and the profile call for: dynamic INT8, static INT8 (with calibration rows), INT4 weight-only
+// (first when MatMul/Gemm dominate), FP16 and BF16 where the CPU has the instructions; the rest is recorded as
+// skipped, with why.
+std::vector<PrecisionVariant> PlanPrecisionVariants(TuneState& state);
+void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& variants);
 // After precision (tune_graph_save.cc): the winner's optimized graph saved, verified, and served when it makes the
 // model ready sooner; recorded under the graph stage's "saved_graph".
 void RunGraphSaveStep(TuneState& state);
@@ -95,7 +121,11 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
 SearchSettings StageSearchSettings(TuneState& state, const std::string& name, int index,
                                    std::vector<Candidate>& candidates);
 
-// report.json's body (tune_report.cc) and the terminal's summary.
-nlohmann::json TuneBodyJson(const TuneState& state, const nlohmann::json& final_json);
+struct FinalCheck;
+// report.json's body (tune_report.cc): the objective, baseline, profile, stages, rejected and skipped candidates,
+// the final check through the server with its curves, the repository and the commands that reproduce it, and the
+// verdict (exit_code 0 met, 1 not, 130 interrupted).
+nlohmann::json TuneBodyJson(const TuneState& state, const FinalCheck& final_check,
+                            const std::vector<TrialResult>& curves, const std::string& repository, int exit_code);
 
 }  // namespace hone::tune

@@ -1,0 +1,165 @@
+// The precision stage on planted models: a variant planted to be slower is rejected for speed, whatever its
+// outputs; a quantization planted to fail the quality gate is rejected for quality and then rescued by keeping the
+// one node that costs the quality in FP32 (INC's fallback), found by per-node sensitivity.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "onnx/quantize_test_models.h"
+#include "runtime/session.h"
+#include "tensor/npz.h"
+#include "tune/tune_state.h"
+
+namespace hone::tune {
+namespace {
+
+using onnx::testing::AddFloatInitializer;
+using onnx::testing::AddNode;
+using onnx::testing::AddRandomInitializer;
+using onnx::testing::EmptyModel;
+using onnx::testing::RandomTensor;
+using onnx::testing::RandomValues;
+using onnx::testing::SetTensorType;
+
+void SetValues(::onnx::TensorProto* t, const std::vector<float>& v) {
+  t->set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
+}
+
+// x [N, 32] in [0, 1) -> MatMul W1 ('mm_benign') -> Relu -> MatMul W2 ('mm_sensitive') -> y [N, 8]. Column 31 of W1
+// is all -1, so hidden unit 31 is always 0 after the Relu; row 31 of W2 is 100 in every column. In FP32 that row
+// never counts, but INT8 scales each column of W2 by its largest value, 100, and the others (within +-0.1) all
+// round to 0: quantized, the model answers 0 for every class.
+::onnx::ModelProto SensitiveModel() {
+  auto m = EmptyModel("sensitive");
+  auto* g = m.mutable_graph();
+  SetTensorType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"N", 32});
+  SetTensorType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"N", 8});
+  std::vector<float> w1 = RandomValues(32 * 32, 7);
+  for (int row = 0; row < 32; ++row) w1[static_cast<size_t>(row * 32 + 31)] = -1.0f;
+  SetValues(AddFloatInitializer(g, "W1", {32, 32}), w1);
+  std::vector<float> w2 = RandomValues(32 * 8, 8, -0.1f, 0.1f);
+  for (int col = 0; col < 8; ++col) w2[static_cast<size_t>(31 * 8 + col)] = 100.0f;
+  SetValues(AddFloatInitializer(g, "W2", {32, 8}), w2);
+  AddNode(g, "MatMul", {"x", "W1"}, {"h"})->set_name("mm_benign");
+  AddNode(g, "Relu", {"h"}, {"r"});
+  AddNode(g, "MatMul", {"r", "W2"}, {"y"})->set_name("mm_sensitive");
+  return m;
+}
+
+// The same y = x W as onnx::testing::MatMulModel, plus a branch of two large MatMuls whose sum is multiplied by 0
+// and added: the outputs are the source's to the bit, and every run does hundreds of times the work.
+::onnx::ModelProto SlowerCopy() {
+  auto m = onnx::testing::MatMulModel();
+  auto* g = m.mutable_graph();
+  g->mutable_node(0)->set_output(0, "fast");
+  AddRandomInitializer(g, "B1", {32, 1024}, 31, 0.01f);
+  AddRandomInitializer(g, "B2", {1024, 1024}, 32, 0.01f);
+  SetValues(AddFloatInitializer(g, "zero", {}), {0.0f});
+  AddNode(g, "MatMul", {"x", "B1"}, {"b1"});
+  AddNode(g, "MatMul", {"b1", "B2"}, {"b2"});
+  auto* sum = AddNode(g, "ReduceSum", {"b2"}, {"s"});
+  onnx::testing::IntAttribute(sum, "keepdims", 1);
+  AddNode(g, "Mul", {"s", "zero"}, {"nothing"});
+  AddNode(g, "Add", {"fast", "nothing"}, {"y"});
+  return m;
+}
+
+class TunePrecisionTest : public ::testing::Test {
+ protected:
+  // Writes `model`, and 400 rows of x with labels that are its own FP32 argmax (with_labels), as tune's data.
+  void Prepare(const ::onnx::ModelProto& model, bool with_labels) {
+    model_ = dir_.WriteModel("model.onnx", model);
+    Tensor x = RandomTensor({400, 32}, 5);
+    std::vector<NamedTensor> data = {{"x", x}};
+    if (with_labels) {
+      auto session = runtime::Session::Open(model_, {});
+      ASSERT_TRUE(session.ok()) << session.status().message();
+      std::vector<Tensor> in = {x};
+      auto out = (*session)->Run(in);
+      ASSERT_TRUE(out.ok());
+      Tensor labels = *Tensor::Allocate(DataType::kInt64, {400});
+      auto y = (*out)[0].values<float>();
+      const int64_t classes = (*out)[0].shape()[1];
+      for (int64_t r = 0; r < 400; ++r) {
+        auto row = y.subspan(static_cast<size_t>(r * classes), static_cast<size_t>(classes));
+        labels.mutable_values<int64_t>()[static_cast<size_t>(r)] = std::max_element(row.begin(), row.end()) - row.begin();
+      }
+      data.push_back({"label", labels});
+    }
+    ASSERT_TRUE(WriteNpz(dir_.File("data.npz"), data, true).ok());
+    settings_.model_path = model_;
+    settings_.inputs.data_path = dir_.File("data.npz");
+    settings_.quick = true;
+    settings_.budget_s = 120;
+    settings_.out_dir = dir_.str();
+    state_.settings = &settings_;
+    state_.started = std::chrono::steady_clock::now();
+    state_.deadline = state_.started + std::chrono::seconds(120);
+    state_.work_dir = dir_.File("work");
+    std::filesystem::create_directories(state_.work_dir);
+    Status prepared = PrepareTune(state_);
+    ASSERT_TRUE(prepared.ok()) << prepared.message();
+  }
+
+  const nlohmann::json* CheckOf(const std::string& id) const {
+    for (const auto& c : state_.stages.back().extra["variant_checks"]) {
+      if (c["variant"] == id) return &c;
+    }
+    return nullptr;
+  }
+
+  onnx::testing::TempDir dir_;
+  std::string model_;
+  TuneSettings settings_;
+  TuneState state_;
+};
+
+TEST_F(TunePrecisionTest, APlantedSlowerVariantIsRejectedForSpeed) {
+  Prepare(onnx::testing::MatMulModel(), false);
+  PrecisionVariant slower{"planted-slower", "the source with a zero-weighted heavy branch", 10, {}, {},
+                          [](const std::string&, const std::string& path) {
+                            std::ofstream(path, std::ios::binary) << SlowerCopy().SerializeAsString();
+                            return Status::Ok();
+                          }};
+  RunPrecisionStage(state_, {slower});
+  const nlohmann::json* check = CheckOf("planted-slower");
+  ASSERT_NE(check, nullptr) << state_.stages.back().extra.dump(2);
+  EXPECT_FALSE((*check)["passed"].get<bool>());
+  ASSERT_EQ((*check)["failures"].size(), 1u) << check->dump(2);
+  EXPECT_NE((*check)["failures"][0].get<std::string>().find("slower than the source"), std::string::npos);
+  EXPECT_LT((*check)["throughput_ratio_in_process"].get<double>(), 0.5);
+  ASSERT_FALSE(state_.rejected.empty());
+  EXPECT_EQ(state_.rejected.back().candidate, "planted-slower");
+  EXPECT_EQ(state_.incumbent.id, "baseline");  // nothing slower replaces it
+  EXPECT_EQ(state_.stages.back().status, "no gain");
+}
+
+TEST_F(TunePrecisionTest, AQualityFailureIsRescuedByKeepingTheSensitiveNodeInFp32) {
+  Prepare(SensitiveModel(), true);
+  ASSERT_TRUE(state_.has_labels);
+  settings_.gates = *check::ParseGates("accuracy_drop<=0.05");
+  state_.gates = settings_.gates;
+  onnx::QuantizeOptions dynamic;
+  dynamic.mode = onnx::QuantizeMode::kDynamic;
+  RunPrecisionStage(state_, {{"int8-dynamic", "dynamic INT8", 10, dynamic, std::nullopt, nullptr}});
+  const nlohmann::json* check = CheckOf("int8-dynamic");
+  ASSERT_NE(check, nullptr) << state_.stages.back().extra.dump(2);
+  // First rejected for quality: every quantized node in, the accuracy collapses.
+  ASSERT_TRUE((*check)["first_try"].is_object()) << check->dump(2);
+  bool failed_gate = false;
+  for (const auto& g : (*check)["first_try"]["gates"]) failed_gate = failed_gate || !g["passed"].get<bool>();
+  EXPECT_TRUE(failed_gate) << check->dump(2);
+  // Then rescued: the sensitivity points at mm_sensitive, and with it in FP32 every gate passes.
+  EXPECT_EQ((*check)["kept_fp32"], nlohmann::json::array({"mm_sensitive"})) << check->dump(2);
+  ASSERT_FALSE((*check)["gates"].empty());
+  for (const auto& g : (*check)["gates"]) EXPECT_TRUE(g["passed"].get<bool>()) << check->dump(2);
+  // Whether the rescued variant also competes depends on its speed on this CPU; a rejection may only be for speed.
+  if (!(*check)["passed"].get<bool>()) {
+    ASSERT_EQ((*check)["failures"].size(), 1u) << check->dump(2);
+    EXPECT_NE((*check)["failures"][0].get<std::string>().find("slower"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace hone::tune

@@ -1,0 +1,72 @@
+"""`hone tune` end to end, as a user meets it: one short run on the bundled model (module fixture), then its
+OUT/repository served as is by `hone serve` and asked by tritonclient over HTTP and gRPC (the answers are the
+model's: the same classes as PyTorch's reference logits on the held-out rows), its report.json validated against
+schemas/tune.schema.json, and its report.html opened in headless Chromium (skipped only without chromium)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+from clients import PROTOCOLS, make_client, make_input, make_output
+from hone_server import ROOT
+from model_repo import fashion_data
+from test_report_schemas import validate
+from test_tune_report_html import SectionText, chromium
+
+MODEL = ROOT / "models" / "fashion_mnist" / "model.onnx"
+DATA = ROOT / "models" / "fashion_mnist" / "test.npz"
+
+
+@pytest.fixture(scope="module")
+def tuned(hone_bin, tmp_path_factory):
+    out = tmp_path_factory.mktemp("tune") / "out"
+    r = subprocess.run([str(hone_bin), "tune", MODEL, "--data", DATA, "--slo", "p99<=250ms@concurrency=4", "--quick",
+                        "--budget", "30s", "--quiet", "-o", out], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, f"hone tune exited {r.returncode}:\n{r.stdout}\n{r.stderr}"
+    return out, r.stdout
+
+
+def test_the_report_follows_its_schema(tuned):
+    out, stdout = tuned
+    report = json.loads((out / "report.json").read_text())
+    validate(report)
+    assert report["tune"]["verdict"]["met"] is True
+    assert "every SLO and gate met" in stdout
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_the_repository_serves_as_is_and_answers_like_the_model(tuned, serve, protocol):
+    out, _ = tuned
+    server = serve(out / "repository")
+    client = make_client(protocol, server)
+    assert client.is_model_ready("model")
+    images, reference = fashion_data()
+    rows = slice(500, 564)  # held-out rows: the first 500 only calibrated
+    config = json.loads((out / "report.json").read_text())["tune"]["winner"]["settings"]
+    step = max(1, int(config["max_batch_size"]))
+    predicted = []
+    for start in range(rows.start, rows.stop, step):
+        batch = images[start:min(start + step, rows.stop)]
+        result = client.infer("model", [make_input(protocol, "image", batch)], outputs=[make_output(protocol, "logits")])
+        logits = result.as_numpy("logits")
+        assert logits.shape == (len(batch), 10)
+        assert np.isfinite(logits).all()
+        predicted.append(logits.argmax(axis=1))
+    agreement = float((np.concatenate(predicted) == reference[rows].argmax(axis=1)).mean())
+    assert agreement >= 0.98, f"only {agreement:.1%} of the served answers agree with the reference"
+
+
+def test_the_page_renders_with_the_verdict_and_every_stage(tuned, tmp_path):
+    out, _ = tuned
+    dom = chromium(tmp_path, "--dump-dom", (out / "report.html").as_uri()).stdout
+    parser = SectionText()
+    parser.feed(dom)
+    assert "SLO met" in parser.text("verdict")
+    stages = parser.text("stages")
+    for name in ("baseline", "profile", "batching", "graph", "threads", "precision"):
+        assert name in stages, f"stage {name} missing from the page: {stages}"
+    assert dom.count("<svg") >= 2  # at least the latency-throughput curves and the profile
