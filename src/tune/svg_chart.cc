@@ -259,6 +259,12 @@ std::string LineChartSvg(const ChartFrame& f, const std::vector<LineSeries>& ser
   return s + "</svg>";
 }
 
+// Where a label's text lies, roughly (6.5 px a character at the charts' font size), to keep labels apart.
+struct LabelBox {
+  double x, y, w, h;
+  bool Overlaps(const LabelBox& o) const { return x < o.x + o.w && o.x < x + w && y < o.y + o.h && o.y < y + h; }
+};
+
 std::string ScatterChartSvg(const ChartFrame& f, const std::vector<ScatterPoint>& points, bool pareto_front) {
   std::vector<double> xs, ys;
   for (const ScatterPoint& p : points) {
@@ -275,6 +281,9 @@ std::string ScatterChartSvg(const ChartFrame& f, const std::vector<ScatterPoint>
     if (Usable(points[i].x, f.log_x) && Usable(points[i].y, false))
       mapped.push_back({x.Map(points[i].x), y.Map(points[i].y), i});
   }
+  // With a front, only its points and the chosen one are labelled (the rest keep their tooltip), and a label that
+  // would overlap one already written is left out: many candidates share a quality figure.
+  std::vector<bool> on_front(points.size(), !pareto_front);
   if (pareto_front && !mapped.empty()) {
     // Best x first; a point is on the front when its y beats every point with a larger (or equal, better-y) x.
     std::vector<Mapped> order = mapped;
@@ -287,12 +296,17 @@ std::string ScatterChartSvg(const ChartFrame& f, const std::vector<ScatterPoint>
     for (const Mapped& m : order) {
       if (points[m.index].y <= best_y) continue;
       best_y = points[m.index].y;
+      on_front[m.index] = true;
       line += fmt::format("{}{},{}", line.empty() ? "" : " ", Px(m.px), Px(m.py));
     }
     s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#555\" stroke-width=\"1.5\" "
                      "stroke-dasharray=\"5 4\"/>",
                      line);
   }
+  // The chosen point's label is placed first, so that no other label crowds it out.
+  std::stable_sort(mapped.begin(), mapped.end(),
+                   [&](const Mapped& a, const Mapped& b) { return points[a.index].highlighted > points[b.index].highlighted; });
+  std::vector<LabelBox> placed;
   for (const Mapped& m : mapped) {
     const ScatterPoint& p = points[m.index];
     s += p.highlighted ? fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"7\" fill=\"{}\" stroke=\"#000\" "
@@ -302,13 +316,19 @@ std::string ScatterChartSvg(const ChartFrame& f, const std::vector<ScatterPoint>
                                      kPalette[0]);
     s += fmt::format("<title>{}: {}, {}</title></circle>", XmlEscape(p.label), FormatChartNumber(p.x),
                      FormatChartNumber(p.y));
+    if (!p.highlighted && !on_front[m.index]) continue;
     // Labels near the right edge go to the left of their point, so that they stay inside the picture.
     const bool flip = m.px > f.width - kRight - 170;
     // A point at the top of the plot gets its label below it, clear of the title.
     const double label_y = m.py - 8 < kTop + 10 ? m.py + 18 : m.py - 8;
+    const std::string label = TruncateLabel(p.label, kPointLabelChars);
+    const double width = 6.5 * static_cast<double>(label.size());
+    const LabelBox box{flip ? m.px - 10 - width : m.px + 10, label_y - 11, width, 14};
+    if (std::any_of(placed.begin(), placed.end(), [&](const LabelBox& b) { return b.Overlaps(box); })) continue;
+    placed.push_back(box);
     std::string attributes = flip ? "text-anchor=\"end\"" : "";
     if (p.highlighted) attributes += flip ? " font-weight=\"bold\"" : "font-weight=\"bold\"";
-    s += Text(flip ? m.px - 10 : m.px + 10, label_y, TruncateLabel(p.label, kPointLabelChars), attributes);
+    s += Text(flip ? m.px - 10 : m.px + 10, label_y, label, attributes);
   }
   double ly = f.height + 4;
   s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"6\" fill=\"{}\" stroke=\"#000\" stroke-width=\"2\"/>", kLeft + 12,

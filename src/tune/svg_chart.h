@@ -67,7 +67,8 @@ struct ScatterPoint {
 };
 
 // Labelled points; with `pareto_front`, a dashed line through the points that no other point beats on both x and y
-// (larger is better on both axes).
+// (larger is better on both axes), and only those points and the highlighted one labelled. Every point keeps its
+// label as a tooltip; a label that would overlap one already written is left out.
 std::string ScatterChartSvg(const ChartFrame& frame, const std::vector<ScatterPoint>& points, bool pareto_front);
 
 struct Bar {

@@ -202,6 +202,18 @@ TEST(ScatterChartSvgTest, HighlightsTheChosenAndDrawsTheFront) {
   EXPECT_THAT(svg, HasSubstr("Pareto front"));
 }
 
+TEST(ScatterChartSvgTest, OnlyTheFrontAndTheChosenAreLabelledAndLabelsNeverOverlap) {
+  // Twelve serving candidates with the same accuracy, close together in throughput, as tune's stages make them.
+  std::vector<ScatterPoint> points;
+  for (int i = 0; i < 12; ++i) points.push_back({10000.0 + 150 * i, 0.9, "candidate-" + std::to_string(i), i == 5});
+  const std::string svg = ScatterChartSvg(Frame(), points, /*pareto_front=*/true);
+  EXPECT_TRUE(WellFormed(svg)) << svg;
+  EXPECT_EQ(Count(svg, "<title>candidate-"), 12u);  // every point keeps its tooltip
+  EXPECT_THAT(svg, HasSubstr(">candidate-5</text>"));   // the chosen one
+  EXPECT_THAT(svg, HasSubstr(">candidate-11</text>"));  // the front: the most throughput at that quality
+  EXPECT_THAT(svg, Not(HasSubstr(">candidate-3</text>")));
+}
+
 TEST(ScatterChartSvgTest, NoPointsOrOne) {
   const std::string none = ScatterChartSvg(Frame(), {}, true);
   EXPECT_TRUE(WellFormed(none));
