@@ -2,6 +2,7 @@
 // modes input_pool.h describes.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "runtime/input_pool.h"
@@ -43,6 +44,11 @@ class InputPoolBuilder {
 
  private:
   bool batched() const { return pool_.axis_.shared; }
+
+  // Every dimension fixed to 1 (a scalar included): the input holds exactly one value.
+  static bool HoldsOneValue(const Shape& shape) {
+    return std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d == 1; });
+  }
 
   std::string NoBatchAxis() const {
     return "the model has no shared batch dimension (" + pool_.axis_.reason + ")";
@@ -217,6 +223,11 @@ class InputPoolBuilder {
         pool_.fixed_inputs_.push_back(in.name);
       }
       if (batched() && in.shape[0] >= 0) pool_.default_batch_ = in.shape[0];
+      if (!per_sample && !batched() && HoldsOneValue(in.shape) && a.shape() != in.shape) {  // one value, other rank
+        HONE_ASSIGN_OR_RETURN(Tensor reshaped, Tensor::Allocate(a.type(), in.shape));
+        std::memcpy(reshaped.mutable_data(), a.data(), a.byte_size());
+        it->tensor = std::move(reshaped);
+      }
       pool_.columns_.push_back(std::move(it->tensor));
       pool_.per_sample_.push_back(per_sample);
     }
@@ -252,6 +263,9 @@ class InputPoolBuilder {
                                          ShapeToString(a.shape()));
       return true;
     }
+    // One value for an input that holds one value, in another rank ([] for [1], or [1] for []): the same value,
+    // as Triton's reshape of a scalar sent as [1] treats it. Fixed; stored in the input's own shape.
+    if (HoldsOneValue(in.shape) && a.element_count() == 1 && a.shape() != in.shape) return false;
     const size_t offset = a.shape().size() == rank + 1 ? 1 : 0;  // where the input's own dimensions start
     if (offset == 0 && a.shape().size() != rank) {
       return Status::InvalidArgument(

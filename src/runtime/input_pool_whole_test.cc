@@ -181,6 +181,20 @@ TEST_F(WholeTensorPoolTest, DatasetOfFixedArraysOnlyIsOneSample) {
   RunEverySample(*pool);
 }
 
+TEST_F(WholeTensorPoolTest, OneValueInAnotherRankIsTheSameValue) {
+  // A scalar input given as [1] (what a server's metadata shows for Triton's reshape of a scalar) is that value.
+  Tensor sr = *Tensor::Allocate(DataType::kInt64, {1});
+  sr.mutable_values<int64_t>()[0] = 3;
+  auto pool = InputPool::Create(metadata(), Dataset({{"input", Iota(DataType::kFp32, {1, 8})},
+                                                     {"state", Iota(DataType::kFp32, {2, 1, 128})}, {"sr", sr}}));
+  ASSERT_TRUE(pool.ok()) << pool.status().ToString();
+  auto batch = pool->MakeBatch(0, 1);
+  ASSERT_TRUE(batch.ok());
+  EXPECT_EQ((*batch)[2].shape(), Shape{});
+  EXPECT_EQ((*batch)[2].values<int64_t>()[0], 3);
+  RunEverySample(*pool);
+}
+
 TEST_F(WholeTensorPoolTest, DatasetErrorsStateTheRule) {
   Tensor sr = *Tensor::Allocate(DataType::kInt64, {});
   auto wrong_rank = InputPool::Create(

@@ -90,6 +90,7 @@ nlohmann::json VerdictJson(const TuneState& state, const FinalCheck& final_check
   verdict["outputs"] = final_check.outputs_detail;
   const double ratio = ScoreRatio(state.objective, final_check.trial, state.baseline_trial);
   verdict["throughput_ratio"] = ratio > 0 ? nlohmann::json(ratio) : nlohmann::json();
+  verdict["noise"] = state.noise_seen;
   auto cost = [](const TrialResult& t) {
     return !t.loads.empty() && t.loads[0].cost_per_1000 ? nlohmann::json(*t.loads[0].cost_per_1000)
                                                         : nlohmann::json();
@@ -111,7 +112,11 @@ nlohmann::json VerdictJson(const TuneState& state, const FinalCheck& final_check
                          : fmt::format("not met: the best candidate that passed its gates is {}; {}",
                                        state.incumbent.id,
                                        misses.empty() ? std::string("see the stages") : misses[0].get<std::string>());
-  if (ratio > 0) headline += fmt::format(" ({:.2f}x the baseline's score)", ratio);
+  if (state.incumbent.id == "baseline") {
+    headline += "; the baseline stays: no stage beat it by more than the noise";
+  } else if (ratio > 0) {
+    headline += fmt::format(" ({:.2f}x the baseline's score)", ratio);
+  }
   verdict["summary"] = headline;
   return verdict;
 }

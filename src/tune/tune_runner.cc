@@ -57,13 +57,15 @@ void RunBaseline(TuneState& state) {
     state.baseline_trial.first_point = repeats.front().first_point;
     state.incumbent_trial = state.baseline_trial;
     if (repeats.size() >= 2) state.noise_seen = std::max(0.05, ScoreSpread(state.baseline_trial));
-    record.status = "improved";  // the reference every later stage is measured against
+    record.status = "measured";  // the reference every later stage is measured against
     record.winner = "baseline";
     record.delta_vs_baseline = record.delta_vs_previous = 1;
     Entry e{state.baseline, state.baseline_trial, ScoreTrial(state.objective, state.baseline_trial), true, "chosen",
             "the reference", 1};
     record.entries.push_back(e);
-    record.reason = e.score.feasible ? "the baseline meets every SLO already" : "the baseline, as served naively";
+    record.reason = state.objective.slos.empty() ? "the reference every later stage is measured against"
+                    : e.score.feasible             ? "the baseline meets every SLO already"
+                                                   : "the baseline, as served naively, misses an SLO";
   }
   auto in_process = MeasureInProcess(state.baseline, plan);
   if (in_process.ok()) {
@@ -135,7 +137,14 @@ std::string Summary(const TuneState& state, const FinalCheck& final_check, int e
   }
   for (const SloResult& r : final_check.slo_results) text += "  " + r.detail + "\n";
   double ratio = ScoreRatio(state.objective, final_check.trial, state.baseline_trial);
-  if (ratio > 0) text += fmt::format("  final / baseline score: {:.2f}x ({})\n", ratio, state.incumbent.Describe());
+  if (state.incumbent.id == "baseline") {
+    text += fmt::format("  the baseline stays: no stage beat it by more than the noise (+-{:.0f}%){}\n",
+                        100 * state.noise_seen,
+                        ratio > 0 ? fmt::format("; measured again at the end: {:.2f}x", ratio) : "");
+  } else if (ratio > 0) {
+    text += fmt::format("  final / baseline score: {:.2f}x, measured apart (the run's noise: +-{:.0f}%) ({})\n", ratio,
+                        100 * state.noise_seen, state.incumbent.Describe());
+  }
   text += "  outputs: " + final_check.outputs_detail + "\n";
   for (const StageRecord& s : state.stages) {
     text += fmt::format("  stage {} {:<10} {:<8} {}\n", s.index, s.name, s.status, s.reason);
