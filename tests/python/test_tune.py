@@ -6,6 +6,7 @@ schemas/tune.schema.json, and its report.html opened in headless Chromium (skipp
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 
 import numpy as np
@@ -70,3 +71,30 @@ def test_the_page_renders_with_the_verdict_and_every_stage(tuned, tmp_path):
     for name in ("baseline", "profile", "batching", "graph", "threads", "precision"):
         assert name in stages, f"stage {name} missing from the page: {stages}"
     assert dom.count("<svg") >= 2  # at least the latency-throughput curves and the profile
+
+
+def test_ctrl_c_writes_the_report_of_what_finished(hone_bin, tmp_path):
+    out = tmp_path / "out"
+    cmd = [str(hone_bin), "tune", str(MODEL), "--data", str(DATA), "--quick", "--budget", "5m", "-o", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = []
+    try:
+        for line in proc.stderr:  # piped, progress is a line per step
+            seen.append(line)
+            if "stage 3 of 6 (batching)" in line:
+                break
+        assert seen and "stage 3 of 6" in seen[-1], "".join(seen)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, f"exit {proc.returncode}\n{stdout}\n{''.join(seen)}{stderr}"
+    assert "INTERRUPTED" in stdout, stdout
+    report = json.loads((out / "report.json").read_text())
+    validate(report)
+    body = report["tune"]
+    assert body["interrupted"] is True
+    assert body["verdict"]["exit_code"] == 130 and body["verdict"]["met"] is False
+    names = [s["name"] for s in body["stages"]]
+    assert names[:2] == ["baseline", "profile"], names  # what finished before the signal is there
+    assert (out / "report.html").exists()
