@@ -1,5 +1,7 @@
 #include "cli/common_flags.h"
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <string_view>
 
@@ -87,6 +89,15 @@ Status ApplyRuntimeFlags(const RuntimeFlags& raw, bench::RuntimeSweep& sweep) {
   HONE_RETURN_IF_ERROR(ParseList(raw.spin, "--spin", "on or off", ParseOnOff, sweep.spinning));
   HONE_RETURN_IF_ERROR(ParseList(raw.arena, "--arena", "on or off", ParseOnOff, sweep.arena));
   return Status::Ok();
+}
+
+Result<runtime::SessionOptions> SingleSession(const bench::RuntimeSweep& sweep, std::string_view command) {
+  std::vector<runtime::SessionOptions> all = sweep.Expand();
+  if (all.size() != 1)
+    return Status::InvalidArgument(fmt::format(
+        "runtime flags describe {} configurations: {} runs one, so give one value per flag", all.size(), command));
+  HONE_RETURN_IF_ERROR(all[0].Validate());
+  return all[0];
 }
 
 }  // namespace hone::cli

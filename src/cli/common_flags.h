@@ -5,8 +5,10 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "base/status.h"
 #include "bench/settings.h"
 #include "runtime/input_options.h"
@@ -33,5 +35,8 @@ Status ApplyInputFlags(const InputFlags& raw, runtime::InputOptions& options);
 enum class RuntimeFlagUse { kSweep, kSingleRun };
 void AddRuntimeFlags(CLI::App& app, bench::RuntimeSweep& sweep, RuntimeFlags& raw, RuntimeFlagUse use);
 Status ApplyRuntimeFlags(const RuntimeFlags& raw, bench::RuntimeSweep& sweep);
+// The one session configuration the runtime flags describe, validated, for a command that runs one (`command`
+// names it in the error when the flags list several).
+Result<runtime::SessionOptions> SingleSession(const bench::RuntimeSweep& sweep, std::string_view command);
 
 }  // namespace hone::cli

@@ -48,20 +48,10 @@ void AddFlags(CLI::App& sub, CompareFlags& f) {
                                        "going to standard error)");
 }
 
-// The one session configuration the runtime flags describe (lists are for bench's sweeps).
-Result<runtime::SessionOptions> SingleSession(const bench::RuntimeSweep& sweep) {
-  std::vector<runtime::SessionOptions> all = sweep.Expand();
-  if (all.size() != 1)
-    return Status::InvalidArgument(fmt::format(
-        "runtime flags describe {} configurations: compare runs one, so give one value per flag", all.size()));
-  HONE_RETURN_IF_ERROR(all[0].Validate());
-  return all[0];
-}
-
 Status Apply(CompareFlags& f) {
   HONE_RETURN_IF_ERROR(ApplyInputFlags(f.inputs, f.job.inputs));
   HONE_RETURN_IF_ERROR(ApplyRuntimeFlags(f.runtime_raw, f.runtime));
-  HONE_ASSIGN_OR_RETURN(f.job.session, SingleSession(f.runtime));
+  HONE_ASSIGN_OR_RETURN(f.job.session, SingleSession(f.runtime, "compare"));
   HONE_RETURN_IF_ERROR(ApplyToleranceFlags(f.tolerance, f.job.settings.tolerances));
   for (const auto& m : f.map) {
     size_t eq = m.find('=');

@@ -69,20 +69,11 @@ void AddFlags(CLI::App& sub, EvaluateFlags& f) {
   sub.add_flag("--quiet", f.quiet, "no progress on standard error (the passes of each model over the dataset)");
 }
 
-Result<runtime::SessionOptions> SingleSession(const bench::RuntimeSweep& sweep) {
-  std::vector<runtime::SessionOptions> all = sweep.Expand();
-  if (all.size() != 1)
-    return Status::InvalidArgument(fmt::format(
-        "runtime flags describe {} configurations: evaluate runs one, so give one value per flag", all.size()));
-  HONE_RETURN_IF_ERROR(all[0].Validate());
-  return all[0];
-}
-
 Status Apply(EvaluateFlags& f) {
   check::EvaluateSettings& s = f.settings;
   HONE_RETURN_IF_ERROR(ApplyInputFlags(f.inputs, s.inputs));
   HONE_RETURN_IF_ERROR(ApplyRuntimeFlags(f.runtime_raw, f.runtime));
-  HONE_ASSIGN_OR_RETURN(s.session, SingleSession(f.runtime));
+  HONE_ASSIGN_OR_RETURN(s.session, SingleSession(f.runtime, "evaluate"));
   auto task = check::ParseTask(f.task);
   if (!task) return Status::InvalidArgument("--task '" + f.task + "': expected auto, classification, embedding or "
                                             "regression");

@@ -43,22 +43,13 @@ void AddFlags(CLI::App& sub, ProfileFlags& f) {
                                        "going to standard error)");
 }
 
-// The one session configuration the runtime flags describe (lists are for bench's sweeps).
-Result<runtime::SessionOptions> SingleSession(const bench::RuntimeSweep& sweep) {
-  std::vector<runtime::SessionOptions> all = sweep.Expand();
-  if (all.size() != 1)
-    return Status::InvalidArgument(fmt::format(
-        "runtime flags describe {} configurations: profile runs one, so give one value per flag", all.size()));
-  return all.front();
-}
-
 Status Resolve(CLI::App& sub, ProfileFlags& f) {
   HONE_RETURN_IF_ERROR(ApplyInputFlags(f.inputs, f.settings.inputs));
   if (f.served.remote.url.empty()) {
     for (const char* flag : {"--protocol", "--concurrency"})
       if (sub.count(flag)) return Status::InvalidArgument(std::string(flag) + " needs --url");
     HONE_RETURN_IF_ERROR(ApplyRuntimeFlags(f.runtime_raw, f.runtime));
-    HONE_ASSIGN_OR_RETURN(f.settings.session, SingleSession(f.runtime));
+    HONE_ASSIGN_OR_RETURN(f.settings.session, SingleSession(f.runtime, "profile"));
     return f.settings.Validate();
   }
   // The server decides how the model runs; its profile is the split, not ONNX Runtime's trace.
