@@ -21,7 +21,7 @@ namespace hone::onnx {
 // nodes rewritten, subgraph nodes (If branches, Loop and Scan bodies) included; 0 exactly when the pass changed no
 // node (an opset upgrade alone does not count).
 struct QuantizeSummary {
-  std::vector<std::string> quantized;  // "conv1 (Conv)"; inside a subgraph "if_0/then_branch: mm (MatMul)"
+  std::vector<std::string> quantized;  // "conv1 (Conv)"; inside a subgraph "mm (MatMul) in if_0/then_branch"
   std::vector<std::string> skipped;    // "gemm3 (Gemm): transA=1 is not supported"
   std::vector<std::string> warnings;   // "--exclude-ops 'LSTM': the model has no LSTM node"
   std::string calibration;             // static: what calibration ran on and how

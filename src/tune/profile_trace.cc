@@ -194,7 +194,9 @@ std::string SummarizeProfile(const ModelProfile& p) {
     if (IsComputeHeavyOp(t.op_type)) compute_ops += (compute_ops.empty() ? "" : "/") + t.op_type;
   if (p.compute_share >= 0.5) {
     s += fmt::format("; the model is compute-bound ({} in {})", Percent(p.compute_share), compute_ops);
-    if (p.matmul_dominated()) s += fmt::format(", {} in MatMul/Gemm", Percent(p.matmul_share));
+    // Said apart only when it is not the same share: convolutions or attention count as compute too.
+    if (p.matmul_dominated() && Percent(p.matmul_share) != Percent(p.compute_share))
+      s += fmt::format(", {} in MatMul/Gemm alone", Percent(p.matmul_share));
   } else {
     s += fmt::format("; the model is memory-bound ({} in element-wise, layout and data-movement ops",
                      Percent(1 - p.compute_share));

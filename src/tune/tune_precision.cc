@@ -18,6 +18,8 @@ namespace {
 
 // Keeping more than this many nodes in FP32 leaves too little of the variant to be worth its risk.
 constexpr size_t kMaxFallbackNodes = 4;
+// Held-out rows each per-node sensitivity probe runs on.
+constexpr int64_t kProbeRows = 64;
 
 bool HasFeature(const TuneState& state, std::string_view feature) {
   const auto& f = state.system.cpu_features;
@@ -32,9 +34,11 @@ Status MakeVariant(const PrecisionVariant& v, const std::string& source, const s
   if (v.quantize) {
     HONE_ASSIGN_OR_RETURN(onnx::QuantizeSummary summary, onnx::QuantizeFile(source, path, *v.quantize));
     if (summary.quantized.empty()) return Status::FailedPrecondition("no node of the model could be quantized this way");
-    for (const std::string& node : summary.quantized) {
-      if (node.find('/') != std::string::npos) continue;  // subgraph nodes: not excluded one by one
-      quantized_nodes->push_back(node.substr(0, node.find(" (")));
+    for (const std::string& label : summary.quantized) {
+      // "name (Op)" at the top level; "name (Op) in path" inside a subgraph, whose nodes are not excluded one by one.
+      if (label.empty() || label.back() != ')') continue;
+      const size_t op = label.rfind(" (");
+      if (op != std::string::npos) quantized_nodes->push_back(label.substr(0, op));
     }
     return Status::Ok();
   }
@@ -102,6 +106,13 @@ struct Verified {
 // last try either way.
 bool RescueWithFp32(TuneState& state, const PrecisionVariant& v, const std::vector<std::string>& nodes,
                     Verified& verified) {
+  // The probes run on the first rows of the held-out data only: a ranking of nodes needs far fewer rows than a
+  // verdict, and a model with dozens of quantized nodes would otherwise spend the budget here.
+  runtime::InputOptions probe_rows = state.plan.inputs;
+  if (state.batch_axis) {
+    probe_rows.data_path = (fs::path(state.work_dir) / "probe_rows.npz").string();
+    if (!WriteHeldOutRows(state.heldout_path, 0, probe_rows.data_path, kProbeRows).ok()) probe_rows = state.plan.inputs;
+  }
   std::vector<std::pair<double, std::string>> sensitivity;
   for (const std::string& node : nodes) {
     if (state.stopped() || state.left_s() < state.FinalSeconds() + 5 * state.TrialSeconds(0.25)) break;
@@ -113,6 +124,7 @@ bool RescueWithFp32(TuneState& state, const PrecisionVariant& v, const std::vect
     if (!MakeVariant(probe, state.incumbent.model_path, path, &ignored).ok()) continue;
     VariantCheck check = CheckFor(state, path);
     check.bench = false;  // quality only: speed is measured on the variant that is kept
+    check.data = probe_rows;
     if (auto o = CheckVariant(check); o.ok()) sensitivity.push_back({QualityLoss(*o), node});
   }
   std::sort(sensitivity.begin(), sensitivity.end());  // the least loss first: the node that costs the most
@@ -177,6 +189,7 @@ std::vector<PrecisionVariant> PlanPrecisionVariants(TuneState& state) {
 void RunPrecisionStage(TuneState& state) { RunPrecisionStage(state, PlanPrecisionVariants(state)); }
 
 void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& variants) {
+  const auto started = std::chrono::steady_clock::now();
   std::vector<Candidate> candidates = {state.incumbent};
   nlohmann::json checks = nlohmann::json::array();
   if (state.incumbent.precision != "fp32") {
@@ -235,6 +248,7 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
   SearchStage(state, "precision", 6, std::move(candidates));
   StageRecord& record = state.stages.back();
   record.extra["variant_checks"] = checks;
+  record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();  // with checks
   if (none_passed) {
     record.status = checks.empty() ? "skipped" : "no gain";
     record.reason = checks.empty() ? "no lower-precision variant could be made in the budget (see skipped)"

@@ -26,10 +26,10 @@ void SetValues(::onnx::TensorProto* t, const std::vector<float>& v) {
   t->set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
 }
 
-// x [N, 32] in [0, 1) -> MatMul W1 ('mm_benign') -> Relu -> MatMul W2 ('mm_sensitive') -> y [N, 8]. Column 31 of W1
-// is all -1, so hidden unit 31 is always 0 after the Relu; row 31 of W2 is 100 in every column. In FP32 that row
-// never counts, but INT8 scales each column of W2 by its largest value, 100, and the others (within +-0.1) all
-// round to 0: quantized, the model answers 0 for every class.
+// x [N, 32] in [0, 1) -> MatMul W1 ('/block/mm_benign') -> Relu -> MatMul W2 ('/block/mm_sensitive') -> y [N, 8].
+// Column 31 of W1 is all -1, so hidden unit 31 is always 0 after the Relu; row 31 of W2 is 100 in every column.
+// In FP32 that row never counts, but INT8 scales each column of W2 by its largest value, 100, and the others
+// (within +-0.1) all round to 0: quantized, the model answers 0 for every class.
 ::onnx::ModelProto SensitiveModel() {
   auto m = EmptyModel("sensitive");
   auto* g = m.mutable_graph();
@@ -41,9 +41,9 @@ void SetValues(::onnx::TensorProto* t, const std::vector<float>& v) {
   std::vector<float> w2 = RandomValues(32 * 8, 8, -0.1f, 0.1f);
   for (int col = 0; col < 8; ++col) w2[static_cast<size_t>(31 * 8 + col)] = 100.0f;
   SetValues(AddFloatInitializer(g, "W2", {32, 8}), w2);
-  AddNode(g, "MatMul", {"x", "W1"}, {"h"})->set_name("mm_benign");
+  AddNode(g, "MatMul", {"x", "W1"}, {"h"})->set_name("/block/mm_benign");  // named as torch.onnx.export names
   AddNode(g, "Relu", {"h"}, {"r"});
-  AddNode(g, "MatMul", {"r", "W2"}, {"y"})->set_name("mm_sensitive");
+  AddNode(g, "MatMul", {"r", "W2"}, {"y"})->set_name("/block/mm_sensitive");
   return m;
 }
 
@@ -150,8 +150,8 @@ TEST_F(TunePrecisionTest, AQualityFailureIsRescuedByKeepingTheSensitiveNodeInFp3
   bool failed_gate = false;
   for (const auto& g : (*check)["first_try"]["gates"]) failed_gate = failed_gate || !g["passed"].get<bool>();
   EXPECT_TRUE(failed_gate) << check->dump(2);
-  // Then rescued: the sensitivity points at mm_sensitive, and with it in FP32 every gate passes.
-  EXPECT_EQ((*check)["kept_fp32"], nlohmann::json::array({"mm_sensitive"})) << check->dump(2);
+  // Then rescued: the sensitivity points at /block/mm_sensitive, and with it in FP32 every gate passes.
+  EXPECT_EQ((*check)["kept_fp32"], nlohmann::json::array({"/block/mm_sensitive"})) << check->dump(2);
   ASSERT_FALSE((*check)["gates"].empty());
   for (const auto& g : (*check)["gates"]) EXPECT_TRUE(g["passed"].get<bool>()) << check->dump(2);
   // Whether the rescued variant also competes depends on its speed on this CPU; a rejection may only be for speed.

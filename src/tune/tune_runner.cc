@@ -36,6 +36,7 @@ Status CheckOutDir(const std::string& out) {
 }
 
 void RunBaseline(TuneState& state) {
+  const auto started = std::chrono::steady_clock::now();
   state.Say("stage 1 of 6 (baseline): served as a naive user would (no batching, one instance, ONNX Runtime defaults)");
   std::vector<TrialResult> repeats;
   int rounds = state.settings->quick ? 2 : 3;
@@ -87,6 +88,7 @@ void RunBaseline(TuneState& state) {
       record.extra["quality"] = {{"accuracy", acc ? nlohmann::json(acc->value) : nlohmann::json()}};
     }
   }
+  record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   state.stages.push_back(std::move(record));
 }
 

@@ -58,6 +58,13 @@ SearchSettings StageSearchSettings(TuneState& state, const std::string& name, in
   s.confirm_repeats = quick ? 2 : 3;
   s.prior_noise = std::max(s.min_noise, state.noise_seen);
   const double room = state.StageRoom(index);
+  // A budget with room to spare buys longer windows (up to twice as long), not more candidates: on a shared
+  // machine a longer window is what narrows the noise that decides.
+  const double usual = double(candidates.size()) * state.TrialSeconds(s.rank_window_s) +
+                       double(s.finalists + 1) * s.confirm_repeats * state.TrialSeconds(s.confirm_window_s);
+  const double stretch = std::clamp(room / std::max(usual, 1e-9), 1.0, 2.0);
+  s.rank_window_s *= stretch;
+  s.confirm_window_s *= stretch;
   const double rank_one = state.TrialSeconds(s.rank_window_s);
   auto confirm_s = [&] { return double(s.finalists + 1) * s.confirm_repeats * state.TrialSeconds(s.confirm_window_s); };
   auto over = [&] { return double(candidates.size()) * rank_one + confirm_s() > room; };

@@ -184,13 +184,14 @@ std::string VariantOutcomeToText(const VariantCheck& c, const VariantOutcome& o)
   return t;
 }
 
-Status WriteHeldOutRows(const std::string& path, int64_t first, const std::string& out_path) {
+Status WriteHeldOutRows(const std::string& path, int64_t first, const std::string& out_path, int64_t count) {
   HONE_ASSIGN_OR_RETURN(auto arrays, ReadNpz(path));
   bool any = false;
   for (auto& a : arrays) {
     const Shape& shape = a.tensor.shape();
     if (shape.empty() || shape[0] <= first) continue;
-    HONE_ASSIGN_OR_RETURN(Tensor rows, a.tensor.SliceRows(first, shape[0] - first));
+    const int64_t rows_left = shape[0] - first;
+    HONE_ASSIGN_OR_RETURN(Tensor rows, a.tensor.SliceRows(first, count < 0 ? rows_left : std::min(count, rows_left)));
     a.tensor = rows.Clone();
     any = true;
   }

@@ -64,9 +64,9 @@ Result<VariantOutcome> CheckVariant(const VariantCheck& check);
 // The summary table and verdict. Every number has a unit or is a ratio; says what was measured and how.
 std::string VariantOutcomeToText(const VariantCheck& check, const VariantOutcome& outcome);
 
-// Writes rows [first, end) of every array of the .npz at `path` that has more than `first` rows to `out_path`
-// (arrays with fewer rows are copied whole): the held-out part of a dataset whose first rows calibrated the model.
-// InvalidArgument naming the file when no array has rows left.
-Status WriteHeldOutRows(const std::string& path, int64_t first, const std::string& out_path);
+// Writes rows [first, first + count) (count < 0: to the end) of every array of the .npz at `path` that has more
+// than `first` rows to `out_path` (arrays with fewer rows are copied whole): the held-out part of a dataset whose
+// first rows calibrated the model, or a few rows of it. InvalidArgument naming the file when no array has rows left.
+Status WriteHeldOutRows(const std::string& path, int64_t first, const std::string& out_path, int64_t count = -1);
 
 }  // namespace hone::tune
