@@ -16,6 +16,8 @@ namespace hone::tune {
 namespace fs = std::filesystem;
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 // Keeping more than this many nodes in FP32 leaves too little of the variant to be worth its risk.
 constexpr size_t kMaxFallbackNodes = 4;
 // Held-out rows each per-node sensitivity probe runs on.
@@ -84,13 +86,17 @@ nlohmann::json GateResultsJson(const VariantOutcome& o) {
 }
 
 nlohmann::json OutcomeJson(const PrecisionVariant& v, const VariantOutcome& o, const std::vector<std::string>& fp32,
-                           const nlohmann::json& first_try) {
+                           const nlohmann::json& first_try, std::pair<int64_t, int64_t> probed) {
   nlohmann::json j = {{"variant", v.id},       {"what", v.what},         {"passed", o.passed()},
                       {"failures", o.failures}, {"notes", o.notes},       {"kept_fp32", fp32},
                       {"variant_bytes", o.variant_bytes}, {"source_bytes", o.source_bytes},
                       {"gates", GateResultsJson(o)}};
   if (o.speed) j["throughput_ratio_in_process"] = o.speed->throughput_ratio;
   j["first_try"] = first_try.is_null() ? nlohmann::json() : first_try;
+  if (!first_try.is_null()) {
+    // A ranking of fewer nodes than were quantized: the time allowed ran out first; the report says so.
+    j["sensitivity"] = {{"nodes_probed", probed.first}, {"nodes_quantized", probed.second}};
+  }
   return j;
 }
 
@@ -99,13 +105,15 @@ struct Verified {
   VariantOutcome outcome;
   std::vector<std::string> kept_fp32;  // nodes the fallback kept in FP32 (empty: none)
   nlohmann::json first_try;           // the failed outcome before the fallback, when there was one
+  std::pair<int64_t, int64_t> probed{0, 0};  // nodes whose sensitivity was measured, of the quantized ones
 };
 
 // INC's fallback: per-node sensitivity (the loss with only that node kept in FP32), then the most sensitive nodes
 // kept in FP32, one more each try, until the gates pass. Returns whether it rescued the variant; `verified` holds the
 // last try either way.
 bool RescueWithFp32(TuneState& state, const PrecisionVariant& v, const std::vector<std::string>& nodes,
-                    Verified& verified) {
+                    Clock::time_point deadline, Verified& verified) {
+  auto out_of_time = [&] { return state.stopped() || Clock::now() >= deadline; };
   // The probes run on the first rows of the held-out data only: a ranking of nodes needs far fewer rows than a
   // verdict, and a model with dozens of quantized nodes would otherwise spend the budget here.
   runtime::InputOptions probe_rows = state.plan.inputs;
@@ -115,7 +123,7 @@ bool RescueWithFp32(TuneState& state, const PrecisionVariant& v, const std::vect
   }
   std::vector<std::pair<double, std::string>> sensitivity;
   for (const std::string& node : nodes) {
-    if (state.stopped() || state.left_s() < state.FinalSeconds() + 5 * state.TrialSeconds(0.25)) break;
+    if (out_of_time()) break;
     state.Say(fmt::format("stage 6 of 6 (precision): {} failed its gates; sensitivity of node '{}'", v.id, node));
     PrecisionVariant probe = v;
     probe.quantize->exclude_nodes.push_back(node);
@@ -127,17 +135,20 @@ bool RescueWithFp32(TuneState& state, const PrecisionVariant& v, const std::vect
     check.data = probe_rows;
     if (auto o = CheckVariant(check); o.ok()) sensitivity.push_back({QualityLoss(*o), node});
   }
+  verified.probed = {static_cast<int64_t>(sensitivity.size()), static_cast<int64_t>(nodes.size())};
   std::sort(sensitivity.begin(), sensitivity.end());  // the least loss first: the node that costs the most
   PrecisionVariant fallback = v;
   for (size_t k = 0; k < sensitivity.size() && k + 1 < nodes.size() && k < kMaxFallbackNodes; ++k) {
-    if (state.stopped() || state.left_s() < state.FinalSeconds() + 4 * state.TrialSeconds(0.25)) break;
+    if (out_of_time()) break;
     fallback.quantize->exclude_nodes.push_back(sensitivity[k].second);
     std::string path = (fs::path(state.work_dir) / fmt::format("{}-fp32-{}.onnx", v.id, k + 1)).string();
     std::vector<std::string> ignored;
     if (!MakeVariant(fallback, state.incumbent.model_path, path, &ignored).ok()) break;
     auto o = CheckVariant(CheckFor(state, path));
     if (!o.ok()) break;
-    verified = {path, std::move(*o), fallback.quantize->exclude_nodes, std::move(verified.first_try)};
+    verified.path = path;
+    verified.outcome = std::move(*o);
+    verified.kept_fp32 = fallback.quantize->exclude_nodes;
     if (verified.outcome.passed()) return true;
     if (FailedOnSpeedOnly(verified.outcome)) return false;  // quality rescued, but slower: more FP32 only slows it
   }
@@ -189,14 +200,19 @@ std::vector<PrecisionVariant> PlanPrecisionVariants(TuneState& state) {
 void RunPrecisionStage(TuneState& state) { RunPrecisionStage(state, PlanPrecisionVariants(state)); }
 
 void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& variants) {
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = Clock::now();
+  // Making and verifying the variants may take this share of the stage's room; the rest is the search's. Each
+  // variant's FP32 fallback gets an equal part of what is left when it starts, so one variant with many nodes
+  // cannot starve the others.
+  const auto verify_end = started + std::chrono::milliseconds(static_cast<int64_t>(600 * state.StageRoom(6)));
   std::vector<Candidate> candidates = {state.incumbent};
   nlohmann::json checks = nlohmann::json::array();
   if (state.incumbent.precision != "fp32") {
     state.stages.push_back(StageRecord::Of("precision", 6, "skipped", "the incumbent is not FP32"));
     return;
   }
-  for (const PrecisionVariant& v : variants) {
+  for (size_t index = 0; index < variants.size(); ++index) {
+    const PrecisionVariant& v = variants[index];
     if (state.stopped() || state.left_s() < state.FinalSeconds() + 3 * state.TrialSeconds(0.25)) {
       state.skipped.push_back({"precision", v.what, state.stopped() ? "stopped" : "budget"});
       continue;
@@ -220,9 +236,10 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
     if (!first.passed() && !FailedOnSpeedOnly(first) && v.quantize && nodes.size() > 1 && first.load_error.empty() &&
         !first.identical) {
       verified.first_try = {{"failures", first.failures}, {"gates", GateResultsJson(first)}};
-      RescueWithFp32(state, v, nodes, verified);
+      const auto share = (verify_end - Clock::now()) / static_cast<int64_t>(variants.size() - index);
+      RescueWithFp32(state, v, nodes, Clock::now() + std::max(share, Clock::duration::zero()), verified);
     }
-    checks.push_back(OutcomeJson(v, verified.outcome, verified.kept_fp32, verified.first_try));
+    checks.push_back(OutcomeJson(v, verified.outcome, verified.kept_fp32, verified.first_try, verified.probed));
     if (!verified.outcome.passed()) {
       std::string reason = fmt::format("{}", fmt::join(verified.outcome.failures, "; "));
       if (!verified.kept_fp32.empty())
@@ -248,7 +265,7 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
   SearchStage(state, "precision", 6, std::move(candidates));
   StageRecord& record = state.stages.back();
   record.extra["variant_checks"] = checks;
-  record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();  // with checks
+  record.wall_s = std::chrono::duration<double>(Clock::now() - started).count();  // the checks included
   if (none_passed) {
     record.status = checks.empty() ? "skipped" : "no gain";
     record.reason = checks.empty() ? "no lower-precision variant could be made in the budget (see skipped)"
