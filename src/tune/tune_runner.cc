@@ -184,6 +184,7 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   RunGraphStage(state);
   RunThreadsStage(state);
   RunPrecisionStage(state);
+  if (state.incumbent.precision != "fp32") RunThreadsStage(state, /*again=*/true);
   RunGraphSaveStep(state);
 
   const std::string repository = (fs::path(settings.out_dir) / "repository").string();

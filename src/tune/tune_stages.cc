@@ -43,10 +43,11 @@ double TuneState::FinalSeconds() const {
 }
 
 double TuneState::StageRoom(int index) const {
-  static constexpr double kWeight[] = {0, 0, 0, 3, 2, 3, 4};  // by stage index: batching, graph, threads, precision
+  // By stage index: batching, graph, threads, precision, and the threads again for the precision stage's model.
+  static constexpr double kWeight[] = {0, 0, 0, 3, 2, 3, 4, 2};
   double later = 0;
-  for (int i = std::clamp(index, 3, 6); i <= 6; ++i) later += kWeight[i];
-  return std::max(0.0, left_s() - FinalSeconds()) * kWeight[std::clamp(index, 3, 6)] / later;
+  for (int i = std::clamp(index, 3, 7); i <= 7; ++i) later += kWeight[i];
+  return std::max(0.0, left_s() - FinalSeconds()) * kWeight[std::clamp(index, 3, 7)] / later;
 }
 
 SearchSettings StageSearchSettings(TuneState& state, const std::string& name, int index,
@@ -92,8 +93,9 @@ SearchSettings StageSearchSettings(TuneState& state, const std::string& name, in
   const double final_s = state.FinalSeconds();
   s.may_continue = [st, final_s] { return !st->stopped() && st->left_s() > final_s; };
   s.progress = [st, name, index](const std::string& text) {
-    st->Say(fmt::format("stage {} of 6 ({}): {}; {}; {:.0f} s left", index, name, text, st->BestSoFar(),
-                        std::max(0.0, st->left_s())));
+    const std::string stage = index <= 6 ? fmt::format("stage {} of 6 ({})", index, name)
+                                         : fmt::format("after stage 6 ({}: threads for the new model)", name);
+    st->Say(fmt::format("{}: {}; {}; {:.0f} s left", stage, text, st->BestSoFar(), std::max(0.0, st->left_s())));
   };
   return s;
 }
@@ -217,14 +219,17 @@ void RunGraphStage(TuneState& state) {
   state.stages.back().extra["cold_start"] = cold;
 }
 
-void RunThreadsStage(TuneState& state) {
+void RunThreadsStage(TuneState& state, bool again) {
   int cores = Cores(state);
   std::vector<Candidate> candidates = {state.incumbent};
+  const std::string name = again ? "retune" : "threads";
+  // Again: the model changed since the threads stage (the precision stage's winner), so ids say which model.
+  const std::string prefix = again ? state.incumbent.id + "+" : "";
   int risk = 1;
   auto add = [&](int instances, int intra, bool spin) {
     Candidate c = state.incumbent;
-    c.id = fmt::format("instances{}-intra{}{}", instances, intra, spin ? "" : "-nospin");
-    c.stage = "threads";
+    c.id = fmt::format("{}instances{}-intra{}{}", prefix, instances, intra, spin ? "" : "-nospin");
+    c.stage = name;
     c.instances = instances;
     c.session.intra_op_threads = intra;
     c.threads_set = true;
@@ -243,7 +248,11 @@ void RunThreadsStage(TuneState& state) {
     if (!state.settings->quick) add(instances, std::max(1, cores / instances), false);
   }
   if (cores > 1) add(1, 1, true);
-  SearchStage(state, "threads", 5, std::move(candidates));
+  const std::string model = state.incumbent.id;
+  SearchStage(state, name, again ? 7 : 5, std::move(candidates));
+  if (again && state.quality_by_candidate.contains(model)) {  // the same model file: the same quality
+    for (const Entry& e : state.stages.back().entries) state.quality_by_candidate[e.candidate.id] = state.quality_by_candidate[model];
+  }
 }
 
 }  // namespace hone::tune

@@ -76,7 +76,7 @@ struct TuneState {
   }
   // What the final check needs: its rounds at the SLO loads, the two curves and the outputs over the wire.
   double FinalSeconds() const;
-  // The seconds stage `index` (3 to 6) may spend: its share of what is left after the final check, the stages
+  // The seconds stage `index` (3 to 7) may spend: its share of what is left after the final check, the stages
   // after it weighed by how much they usually need.
   double StageRoom(int index) const;
   // The noise measured so far in this run (the baseline's own spread, each stage's paired rounds): what a stage
@@ -93,7 +93,9 @@ Status PrepareTune(TuneState& state);
 // state.incumbent when a candidate wins.
 void RunBatchingStage(TuneState& state);
 void RunGraphStage(TuneState& state);
-void RunThreadsStage(TuneState& state);
+// again: after the precision stage chose a lower-precision model, whose best instances and threads may differ from
+// the float model's (stage 7, "retune").
+void RunThreadsStage(TuneState& state, bool again = false);
 void RunPrecisionStage(TuneState& state);
 
 // One lower-precision variant the precision stage makes from the incumbent's model and verifies.
