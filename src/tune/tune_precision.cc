@@ -242,8 +242,13 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
     checks.push_back(OutcomeJson(v, verified.outcome, verified.kept_fp32, verified.first_try, verified.probed));
     if (!verified.outcome.passed()) {
       std::string reason = fmt::format("{}", fmt::join(verified.outcome.failures, "; "));
-      if (!verified.kept_fp32.empty())
+      if (!verified.kept_fp32.empty()) {
         reason += fmt::format(" (with {} kept in FP32 after failing its gates)", fmt::join(verified.kept_fp32, ", "));
+      } else if (!verified.first_try.is_null()) {
+        reason += fmt::format(" (FP32 fallback: sensitivity measured for {} of {} quantized nodes in its share of the "
+                              "time, none kept in FP32 yet; a larger --budget lets it go further)",
+                              verified.probed.first, verified.probed.second);
+      }
       state.rejected.push_back({v.id, "precision", reason});
       continue;
     }
