@@ -130,6 +130,13 @@ TEST_F(TuneCliTest, BadUsageFailsBeforeAnyMeasurement) {
                     std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/reference_logits.npy"}),
               {"--data", ".npz"});
   ExpectUsage(Hone({"tune", kModel}), {"--out"});
+  // A gate on a metric evaluate does not have is found before the budget is spent, not after.
+  ExpectUsage(Hone({"tune", kModel, "--data", kData, "-o", Path("a"), "--gate", "accuracy_dorp<=0.01"}),
+              {"--gate", "accuracy_dorp"});
+  // p50, p95, p99 and one other percentile are measured: two others cannot both be judged.
+  ExpectUsage(Hone({"tune", kModel, "-o", Path("a"), "--slo", "p90<=2ms@concurrency=8", "--slo",
+                    "p99.9<=10ms@concurrency=8"}),
+              {"p90<=2ms@concurrency=8", "at most one other"});
   EXPECT_FALSE(fs::exists(Path("a/report.json")));
 }
 

@@ -40,7 +40,7 @@ Command AddTuneCommand(CLI::App& app) {
                   "must hold). None: maximise throughput at concurrency 8");
   sub->add_option("--gate", flags->gates,
                   "quality gates against the original model on held-out rows, e.g. "
-                  "'accuracy_drop<=0.01,agreement>=0.99' (default accuracy_drop<=0.01 with labels)");
+                  "'accuracy_drop<=0.01,prediction_agreement>=0.99' (default accuracy_drop<=0.01 with labels)");
   sub->add_option("--budget", flags->budget, "wall time for the whole run: 90s, 15m, 1h")->capture_default_str();
   sub->add_option("--protocol", flags->protocol, "how trials reach hone serve: http or grpc")
       ->check(CLI::IsMember({"http", "grpc"}))

@@ -233,9 +233,9 @@ SearchResult Search(const std::vector<Candidate>& candidates, const Objective& o
     // A less risky finalist within the noise of the best wins.
     for (size_t i : finalists) {
       const Entry& e = result.entries[i];
-      if (i == 0 || i == best || e.candidate.risk >= result.entries[winner].candidate.risk ||
+      if (i == 0 || i == best || repeats[i].empty() || e.candidate.risk >= result.entries[winner].candidate.risk ||
           e.score.feasible != b.score.feasible) {
-        continue;
+        continue;  // an unconfirmed runner-up never wins on its short ranking trial
       }
       PairedRatio p = paired(best, i);
       double ratio = p.rounds >= 2 ? p.median : ScoreRatio(objective, b.trial, e.trial);
@@ -257,7 +257,10 @@ SearchResult Search(const std::vector<Candidate>& candidates, const Objective& o
           w.candidate.id, w.ratio_vs_incumbent, b.candidate.id, b.ratio_vs_incumbent, noise, w.candidate.id);
     }
   } else if (result.reason.empty()) {
-    result.reason = best == 0 ? "the incumbent measured best" : result.reason;
+    const bool others_measured = std::any_of(result.entries.begin() + 1, result.entries.end(),
+                                             [](const Entry& e) { return e.measured; });
+    result.reason = others_measured ? "the incumbent measured best"
+                                    : "no other candidate could be measured (see each one's reason)";
   }
   result.winner = static_cast<int>(winner);
   for (size_t i = 0; i < result.entries.size(); ++i) {

@@ -134,17 +134,22 @@ Result<TrialResult> MeasureInProcess(const Candidate& candidate, const TrialPlan
 
 TrialResult MergeRepeats(const std::vector<TrialResult>& repeats) {
   if (repeats.empty()) return {};
-  TrialResult merged = repeats.front();
+  // The repeat with the most loads gives the order; each load is matched by what it is, never by position (an
+  // interrupted repeat may lack one).
+  TrialResult merged = *std::max_element(repeats.begin(), repeats.end(), [](const TrialResult& a, const TrialResult& b) {
+    return a.loads.size() < b.loads.size();
+  });
   merged.wall_s = 0;
   for (const TrialResult& r : repeats) merged.wall_s += r.wall_s;
-  for (size_t i = 0; i < merged.loads.size(); ++i) {
-    std::vector<double> sps, p50, p95, p99, px;
-    LoadFigures& m = merged.loads[i];
+  for (LoadFigures& m : merged.loads) {
+    std::vector<double> sps, p50, p95, p99, px, rate;
     m.errors = 0;
     m.stable = true;
     for (const TrialResult& r : repeats) {
-      if (i >= r.loads.size()) continue;
-      const LoadFigures& f = r.loads[i];
+      auto it = std::find_if(r.loads.begin(), r.loads.end(), [&](const LoadFigures& f) { return f.load == m.load; });
+      if (it == r.loads.end()) continue;
+      const LoadFigures& f = *it;
+      rate.push_back(f.achieved_rate);
       sps.push_back(f.throughput_sps);
       p50.push_back(double(f.p50_ns));
       p95.push_back(double(f.p95_ns));
@@ -167,6 +172,7 @@ TrialResult MergeRepeats(const std::vector<TrialResult>& repeats) {
     m.p95_ns = static_cast<uint64_t>(Median(p95));
     m.p99_ns = static_cast<uint64_t>(Median(p99));
     m.percentile_ns = static_cast<uint64_t>(Median(px));
+    m.achieved_rate = Median(rate);  // an open-loop SLO's "kept up" rests on every repeat, not the first
     if (m.cost_per_1000 && ratio > 0) *m.cost_per_1000 /= ratio;
   }
   return merged;

@@ -152,5 +152,30 @@ TEST(MergeRepeats, MediansAndSpread) {
   EXPECT_EQ(m.loads[0].repeats, 3);
 }
 
+TEST(MergeRepeats, LoadsAreMatchedByWhatTheyAreNotByPosition) {
+  // The second repeat was interrupted before its closed-loop load: its open-loop figures must not be merged into
+  // the closed-loop slot, and the achieved rate is the median of every repeat's.
+  const Load closed{false, 4, 0}, open{true, 1, 200};
+  auto figures = [](Load load, double sps, double rate) {
+    LoadFigures f;
+    f.load = load;
+    f.throughput_sps = sps;
+    f.achieved_rate = rate;
+    return f;
+  };
+  TrialResult a, b, c;
+  a.loads = {figures(closed, 1000, 0), figures(open, 200, 150)};
+  b.loads = {figures(open, 190, 198)};
+  c.loads = {figures(closed, 1100, 0), figures(open, 195, 199)};
+  TrialResult m = MergeRepeats({a, b, c});
+  ASSERT_EQ(m.loads.size(), 2u);
+  EXPECT_EQ(m.loads[0].load, closed);
+  EXPECT_EQ(m.loads[0].repeats, 2);
+  EXPECT_DOUBLE_EQ(m.loads[0].throughput_sps, 1050);
+  EXPECT_EQ(m.loads[1].load, open);
+  EXPECT_EQ(m.loads[1].repeats, 3);
+  EXPECT_DOUBLE_EQ(m.loads[1].achieved_rate, 198);
+}
+
 }  // namespace
 }  // namespace hone::tune

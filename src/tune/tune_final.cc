@@ -64,6 +64,15 @@ FinalCheck RunFinalCheck(TuneState& state, const std::string& repository, const 
                          std::vector<TrialResult>* curves) {
   FinalCheck check;
   check.repository = repository;
+  if (state.stopped()) {
+    // Ctrl-C: the repository of the best so far is still written, so that what finished can be served.
+    Status written = WriteRepository(state.incumbent, model_name, state.metadata, repository);
+    check.error = written.ok() ? "interrupted before the final check: the repository holds the best candidate so "
+                                 "far, not measured through it"
+                               : written.message();
+    if (written.ok()) check.config_text = ReadText(repository + "/" + model_name + "/config.pbtxt");
+    return check;
+  }
   Status written = WriteRepository(state.incumbent, model_name, state.metadata, repository);
   if (!written.ok()) {
     check.error = written.message();
@@ -94,6 +103,8 @@ FinalCheck RunFinalCheck(TuneState& state, const std::string& repository, const 
       s.run.stability.tolerance = 0.2;
       s.run.stability.max_windows = 8;
       s.run.stability.min_duration_s = 3 * s.run.window_s;
+      // A slow model's windows grow to hold requests, but not past what the budget reserved for this check.
+      s.run.max_window_s = std::max(2.0, 8 * s.run.window_s);
       s.mode = load.open_loop ? bench::LoadMode::kOpenLoop : bench::LoadMode::kClosedLoop;
       if (load.open_loop) {
         s.rates = {load.rate};

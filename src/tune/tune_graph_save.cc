@@ -102,6 +102,9 @@ void RunGraphSaveStep(TuneState& state) {
   out["used"] = true;
   out["reason"] = fmt::format("verified (same outputs, not slower) and ready in {:.1f} ms instead of {:.1f} ms",
                               1e3 * saved_s, 1e3 * plain_s);
+  if (state.quality_by_candidate.contains(state.incumbent.id))  // the same model, re-optimized: the same quality
+    state.quality_by_candidate[with.id] = state.quality_by_candidate[state.incumbent.id];
+  state.saved_graph_of = state.incumbent.id;
   state.incumbent = with;
 }
 

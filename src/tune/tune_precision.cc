@@ -213,8 +213,12 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
   }
   for (size_t index = 0; index < variants.size(); ++index) {
     const PrecisionVariant& v = variants[index];
-    if (state.stopped() || state.left_s() < state.FinalSeconds() + 3 * state.TrialSeconds(0.25)) {
-      state.skipped.push_back({"precision", v.what, state.stopped() ? "stopped" : "budget"});
+    if (state.stopped() || state.left_s() < state.FinalSeconds() + 3 * state.TrialSeconds(0.25) ||
+        Clock::now() >= verify_end) {
+      state.skipped.push_back({"precision", v.what,
+                               state.stopped() ? "stopped"
+                                               : "budget: the precision stage's share for making and verifying "
+                                                 "variants is spent"});
       continue;
     }
     state.Say(fmt::format("stage 6 of 6 (precision): making and verifying {}; {}; {:.0f} s left", v.what,

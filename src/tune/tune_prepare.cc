@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "check/evaluate.h"
 #include "runtime/input_pool.h"
 #include "runtime/session.h"
 #include "tensor/npz.h"
@@ -42,8 +43,10 @@ Status SplitData(TuneState& state) {
     if (!a.tensor.shape().empty()) rows = std::max(rows, a.tensor.shape()[0]);
   }
   state.heldout_path = data;
+  state.heldout_rows = state.batch_axis ? std::max<int64_t>(rows, 1) : 1;
   if (rows >= 40 && state.batch_axis) {
     state.calibration_rows = std::min<int64_t>(kMaxCalibrationRows, rows / 4);
+    state.heldout_rows = rows - state.calibration_rows;
     state.heldout_path = (fs::path(state.work_dir) / "heldout.npz").string();
     HONE_RETURN_IF_ERROR(WriteHeldOutRows(data, state.calibration_rows, state.heldout_path));
   }
@@ -61,9 +64,48 @@ Status GenerateHeldOut(TuneState& state) {
   std::vector<NamedTensor> arrays;
   for (size_t i = 0; i < tensors.size(); ++i) arrays.push_back({state.metadata.inputs[i].name, tensors[i]});
   state.heldout_path = (fs::path(state.work_dir) / "generated.npz").string();
+  state.heldout_rows = batch;
   state.generated_note = fmt::format("no --data: {} row{} generated from the model ({})", batch, batch == 1 ? "" : "s",
                                      pool.description());
   return WriteNpz(state.heldout_path, arrays, true);
+}
+
+// Every measurement records p50, p95, p99 and one more percentile: SLOs may use at most one other.
+Status CheckPercentiles(const std::vector<Slo>& slos) {
+  const Slo* other = nullptr;
+  for (const Slo& slo : slos) {
+    if (slo.percentile == 50 || slo.percentile == 95 || slo.percentile == 99) continue;
+    if (other && other->percentile != slo.percentile) {
+      return Status::InvalidArgument(fmt::format(
+          "--slo '{}' and '{}': tune measures p50, p95, p99 and one other percentile; give at most one other",
+          other->text, slo.text));
+    }
+    other = &slo;
+  }
+  return Status::Ok();
+}
+
+// Gates name evaluate's metrics: a typo found now costs nothing, found at the end it costs the whole budget. One
+// evaluation of the source against itself on a few held-out rows lists the metrics there are.
+Status CheckGateNames(const TuneState& state) {
+  if (state.settings->gates.empty()) return Status::Ok();
+  if (!state.batch_axis) {
+    return Status::InvalidArgument(
+        "--gate: the model has no shared batch dimension (" + state.batch_reason +
+        "), so its outputs are whole tensors, not rows to score; its outputs are held to the source's instead");
+  }
+  const std::string rows = (fs::path(state.work_dir) / "gate_check_rows.npz").string();
+  HONE_RETURN_IF_ERROR(WriteHeldOutRows(state.heldout_path, 0, rows, 64));
+  check::EvaluateSettings e;
+  e.model_path = state.settings->model_path;
+  e.inputs = state.settings->inputs;
+  e.inputs.data_path = rows;
+  e.against_path = state.settings->model_path;
+  e.gates = state.settings->gates;
+  e.stability_epsilon = 0;
+  auto checked = check::Evaluate(e);
+  if (!checked.ok()) return Status::InvalidArgument("--gate: " + checked.status().message());
+  return Status::Ok();
 }
 
 void PlanObjective(TuneState& state) {
@@ -98,6 +140,7 @@ void PlanObjective(TuneState& state) {
 Status PrepareTune(TuneState& state) {
   const TuneSettings& settings = *state.settings;
   if (settings.budget_s <= 0) return Status::InvalidArgument("--budget: expected a positive duration");
+  HONE_RETURN_IF_ERROR(CheckPercentiles(settings.slos));
   HONE_ASSIGN_OR_RETURN(auto session, runtime::Session::Open(settings.model_path, runtime::SessionOptions{}));
   state.metadata = session->metadata();
   session.reset();
@@ -107,7 +150,11 @@ Status PrepareTune(TuneState& state) {
   state.system = bench::ReadSystemInfo();
   HONE_RETURN_IF_ERROR(settings.inputs.data_path.empty() ? GenerateHeldOut(state) : SplitData(state));
   state.gates = settings.gates;
-  if (state.gates.empty() && state.has_labels) state.gates.push_back({"accuracy_drop", check::GateOp::kLessEqual, 0.01});
+  // The default gate needs per-row outputs to score against per-row labels: a model without a batch dimension
+  // answers whole tensors, and then its outputs are held to the source's instead.
+  if (state.gates.empty() && state.has_labels && state.batch_axis)
+    state.gates.push_back({"accuracy_drop", check::GateOp::kLessEqual, 0.01});
+  HONE_RETURN_IF_ERROR(CheckGateNames(state));
   PlanObjective(state);
   state.baseline.id = "baseline";
   state.baseline.stage = "baseline";

@@ -113,7 +113,7 @@ nlohmann::json VerdictJson(const TuneState& state, const FinalCheck& final_check
                                        state.incumbent.id,
                                        misses.empty() ? std::string("see the stages") : misses[0].get<std::string>());
   if (state.incumbent.id == "baseline") {
-    headline += "; the baseline stays: no stage beat it by more than the noise";
+    headline += "; the baseline stays: " + state.WhyBaselineStays();
   } else if (ratio > 0) {
     headline += fmt::format(" ({:.2f}x the baseline's score)", ratio);
   }
@@ -171,7 +171,7 @@ nlohmann::json TuneBodyJson(const TuneState& state, const FinalCheck& final_chec
                         {"throughput_sps", e.trial.loads[0].throughput_sps},
                         {"quality_metric", q ? q->value("metric", "") : ""},
                         {"quality", q && q->contains("value") ? (*q)["value"] : nlohmann::json()},
-                        {"chosen", e.candidate.id == state.incumbent.id}});
+                        {"chosen", e.candidate.id == state.incumbent.id || e.candidate.id == state.saved_graph_of}});
     }
   }
   body["pareto"] = pareto;

@@ -21,6 +21,8 @@ namespace hone::tune {
 namespace fs = std::filesystem;
 namespace {
 
+constexpr double kMaxBudgetS = 7 * 24 * 3600.0;
+
 Status CheckOutDir(const std::string& out) {
   if (out.empty()) return Status::InvalidArgument("-o OUT is required: the folder tune writes its report and repository into");
   std::error_code ec;
@@ -140,8 +142,7 @@ std::string Summary(const TuneState& state, const FinalCheck& final_check, int e
   for (const SloResult& r : final_check.slo_results) text += "  " + r.detail + "\n";
   double ratio = ScoreRatio(state.objective, final_check.trial, state.baseline_trial);
   if (state.incumbent.id == "baseline") {
-    text += fmt::format("  the baseline stays: no stage beat it by more than the noise (+-{:.0f}%){}\n",
-                        100 * state.noise_seen,
+    text += fmt::format("  the baseline stays: {}{}\n", state.WhyBaselineStays(),
                         ratio > 0 ? fmt::format("; measured again at the end: {:.2f}x", ratio) : "");
   } else if (ratio > 0) {
     text += fmt::format("  final / baseline score: {:.2f}x, measured apart (the run's noise: +-{:.0f}%) ({})\n", ratio,
@@ -161,6 +162,10 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   TuneState state;
   state.settings = &settings;
   state.started = std::chrono::steady_clock::now();
+  if (!(settings.budget_s > 0 && settings.budget_s <= kMaxBudgetS)) {
+    return Status::InvalidArgument(fmt::format("--budget: expected more than 0 and at most a week, got {:g} s",
+                                               settings.budget_s));
+  }
   state.deadline = state.started + std::chrono::milliseconds(static_cast<int64_t>(settings.budget_s * 1000));
   HONE_RETURN_IF_ERROR(CheckOutDir(settings.out_dir));
   state.work_dir = (fs::path(settings.out_dir) / fmt::format(".hone-tune-work-{}", getpid())).string();
@@ -175,10 +180,12 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   HONE_RETURN_IF_ERROR(PrepareTune(state));
 
   RunBaseline(state);
-  if (state.baseline_trial.loads.empty()) {
+  if (state.baseline_trial.loads.empty() && !state.stopped()) {
     return Status::FailedPrecondition("the baseline could not be measured through hone serve: " +
                                       state.stages.back().reason);
   }
+  // Interrupted from here on: every stage and the final check see state.stopped() and record that they did not
+  // run, and the report of what finished is written.
   RunProfile(state);
   RunBatchingStage(state);
   RunGraphStage(state);
@@ -205,8 +212,9 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   outcome.report = MakeReport("tune", context, model_json.ok() ? *model_json : nlohmann::json(), body);
   outcome.exit_code = exit_code;
   outcome.summary = Summary(state, final_check, exit_code);
-  HONE_RETURN_IF_ERROR(
-      WriteFileAtomically((fs::path(settings.out_dir) / "report.json").string(), outcome.report.dump(2) + "\n"));
+  // Texts from the model, the server or ONNX Runtime may hold bytes that are not UTF-8: replaced, never fatal.
+  const std::string json_text = outcome.report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  HONE_RETURN_IF_ERROR(WriteFileAtomically((fs::path(settings.out_dir) / "report.json").string(), json_text + "\n"));
   HONE_RETURN_IF_ERROR(
       WriteFileAtomically((fs::path(settings.out_dir) / "report.html").string(), TuneReportToHtml(outcome.report)));
   return outcome;

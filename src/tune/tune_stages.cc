@@ -38,8 +38,12 @@ double TuneState::FinalSeconds() const {
   const double rounds = settings->quick ? 2 : 3;
   const double curve_loads = static_cast<double>(CurveLoads(*this).size());
   const double curve_window = settings->quick ? 0.1 : 0.25;
+  // The outputs over the wire: every held-out row through the server, the winner and the source in process, and
+  // the gates' evaluation; from the baseline's in-process latency (a row at a time, the slowest case).
+  const double row_s = baseline_in_process.loads.empty() ? 0.0 : double(baseline_in_process.loads[0].p50_ns) / 1e9;
+  const double wire_s = 3 + 4 * static_cast<double>(heldout_rows) * row_s;
   return 2 + rounds * static_cast<double>(objective.loads.size()) * (0.3 + 4 * window) +
-         2 * (0.4 + curve_loads * (4.5 * curve_window + 0.1)) + 3;
+         2 * (0.4 + curve_loads * (4.5 * curve_window + 0.1)) + wire_s;
 }
 
 double TuneState::StageRoom(int index) const {
@@ -48,6 +52,20 @@ double TuneState::StageRoom(int index) const {
   double later = 0;
   for (int i = std::clamp(index, 3, 7); i <= 7; ++i) later += kWeight[i];
   return std::max(0.0, left_s() - FinalSeconds()) * kWeight[std::clamp(index, 3, 7)] / later;
+}
+
+std::string TuneState::WhyBaselineStays() const {
+  int measured = 0, not_run = 0;
+  for (const StageRecord& r : stages) {
+    if (r.index < 3) continue;  // baseline and profile choose nothing
+    if (r.status == "no gain") ++measured;
+    if (r.status == "skipped" || r.status == "failed") ++not_run;
+  }
+  if (measured == 0) return "no stage could measure a candidate (see skipped and rejected)";
+  if (not_run == 0) return fmt::format("no stage beat it by more than the noise (+-{:.0f}%)", 100 * noise_seen);
+  return fmt::format("{} stage{} measured candidates and none beat it beyond the noise (+-{:.0f}%); {} {} skipped or "
+                     "failed (see skipped)",
+                     measured, measured == 1 ? "" : "s", 100 * noise_seen, not_run, not_run == 1 ? "was" : "were");
 }
 
 SearchSettings StageSearchSettings(TuneState& state, const std::string& name, int index,

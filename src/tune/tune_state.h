@@ -37,6 +37,8 @@ struct TuneState {
   std::string work_dir;
   std::string heldout_path;    // the held-out rows (gates, numerics, trials); = data_path without labels
   int64_t calibration_rows = 0;  // rows [0, calibration_rows) of the data calibrate, none of them are gated on
+  int64_t heldout_rows = 1;      // rows in heldout_path (1: whole tensors)
+  std::string saved_graph_of;    // the candidate whose optimized graph the winner serves, when RunGraphSaveStep chose it
   bool has_labels = false;
   std::string generated_note;  // how the held-out rows were generated, when no --data was given
   std::string objective_note;  // how tune reads an objective the user left out
@@ -69,6 +71,10 @@ struct TuneState {
   }
   // "best so far: batch8-delay0, 10,716 samples/s, p99 3.42 ms at concurrency 8"
   std::string BestSoFar() const;
+  // Why the baseline is still the winner, from what the stages did: "no stage beat it by more than the noise (4
+  // measured candidates)" or "2 stages measured candidates and none beat it beyond the noise; 2 were skipped or
+  // failed (see skipped)".
+  std::string WhyBaselineStays() const;
   // The seconds one served trial at every load usually takes with windows of `window_s`: the server's start, and
   // per load a warm-up window and three measured ones (a fourth, now and then, when they disagree).
   double TrialSeconds(double window_s) const {

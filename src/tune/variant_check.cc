@@ -81,7 +81,9 @@ Result<VariantOutcome> CheckVariant(const VariantCheck& c) {
   for (const auto& o : out.compare.outputs)
     if (!o.passed) out.failures.push_back("output '" + o.reference_name + "': " + o.failure);
 
-  if (HasLabels(c.data.data_path)) {
+  // With labels, the task's quality; without, the gates the user gave (embedding-style metrics against the source).
+  const bool labels = HasLabels(c.data.data_path);
+  if (labels || (!c.gates.empty() && !c.data.data_path.empty())) {
     check::EvaluateSettings e;
     e.model_path = c.variant_path;
     e.against_path = c.source_path;
@@ -89,7 +91,7 @@ Result<VariantOutcome> CheckVariant(const VariantCheck& c) {
     e.session = c.session;
     e.stability_epsilon = 0;  // the probe measures the model, not the variant's fidelity; skip its extra runs
     e.gates = c.gates;
-    if (e.gates.empty()) e.gates.push_back({"accuracy_drop", check::GateOp::kLessEqual, c.max_accuracy_drop});
+    if (e.gates.empty() && labels) e.gates.push_back({"accuracy_drop", check::GateOp::kLessEqual, c.max_accuracy_drop});
     auto report = check::Evaluate(e);
     if (!report.ok()) return report.status().WithContext("evaluating the variant");
     for (const auto& g : report->gates)

@@ -3,7 +3,8 @@
 //   - the variant loads in ONNX Runtime and is not a byte-for-byte copy of its source (something changed);
 //   - its outputs match the source's on held-out inputs under the same rules and defaults as `hone compare`
 //     (check/tolerance.h): no NaN or Inf the source does not have, cosine and largest error within bounds;
-//   - its task quality passes the gates against the source when the data has labels (`hone evaluate`);
+//   - its task quality passes the gates against the source when the data has labels or gates are given
+//     (`hone evaluate`);
 //   - it is not slower: both measured in the same run in alternating rounds (speed_comparison.h), unless the user
 //     allows a slower variant, which is then said in the verdict.
 // Without a speed measurement (bench off) the verdict says that speed was not measured.
@@ -32,7 +33,8 @@ struct VariantCheck {
   runtime::SessionOptions session;
   // The verdict on outputs: hone compare's rules and defaults (--atol/--rtol/--min-cosine/--max-range-error).
   check::Tolerances tolerances;
-  // Gates on the evaluation (labels present). Empty: accuracy_drop <= max_accuracy_drop.
+  // Gates on the evaluation: with labels, empty means accuracy_drop <= max_accuracy_drop; without labels they are
+  // evaluated only when given (against the source: cosine_mean_drop, ...), and need data_path.
   std::vector<check::Gate> gates;
   double max_accuracy_drop = 0.01;
   bool bench = true;
