@@ -72,6 +72,13 @@ double QualityLoss(const VariantOutcome& outcome) {
   return static_cast<double>(outcome.failures.size());
 }
 
+// The smallest cosine similarity of any output to the source's on the held-out rows: quality without labels.
+double WorstCosine(const check::CompareReport& compare) {
+  double worst = 1;
+  for (const check::OutputComparison& o : compare.outputs) worst = std::min(worst, o.errors.cosine_similarity);
+  return worst;
+}
+
 bool FailedOnSpeedOnly(const VariantOutcome& outcome) {
   return outcome.speed && outcome.speed->verdict == SpeedVerdict::kSlower && outcome.failures.size() == 1;
 }
@@ -262,10 +269,14 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
     c.model_path = verified.path;
     c.precision = v.id;
     c.risk = state.incumbent.risk + v.risk + static_cast<int>(verified.kept_fp32.size());
-    if (verified.outcome.evaluate) {
-      const check::Metric* accuracy = check::FindMetric(verified.outcome.evaluate->metrics, "accuracy");
-      state.quality_by_candidate[c.id] = {{"metric", accuracy ? "accuracy" : ""},
-                                          {"value", accuracy ? nlohmann::json(accuracy->value) : nlohmann::json()},
+    const check::Metric* accuracy =
+        verified.outcome.evaluate ? check::FindMetric(verified.outcome.evaluate->metrics, "accuracy") : nullptr;
+    if (accuracy) {
+      state.quality_by_candidate[c.id] = {{"metric", "accuracy"}, {"value", accuracy->value},
+                                          {"gates", GateResultsJson(verified.outcome)}};
+    } else {
+      state.quality_by_candidate[c.id] = {{"metric", "cosine_to_source"},
+                                          {"value", WorstCosine(verified.outcome.compare)},
                                           {"gates", GateResultsJson(verified.outcome)}};
     }
     candidates.push_back(c);

@@ -106,8 +106,7 @@ nlohmann::json VerdictJson(const TuneState& state, const FinalCheck& final_check
   if (!final_check.error.empty()) misses.push_back("final check: " + final_check.error);
   verdict["misses"] = misses;
   std::string headline =
-      exit_code == 0   ? fmt::format("{} met with {}", state.objective.slos.empty() ? "every gate" : "every SLO and gate",
-                                     state.incumbent.id)
+      exit_code == 0   ? fmt::format("{} with {}", state.WhatWasMet(), state.incumbent.id)
       : exit_code == 130 ? std::string("interrupted: the report holds what finished")
                          : fmt::format("not met: the best candidate that passed its gates is {}; {}",
                                        state.incumbent.id,

@@ -77,10 +77,13 @@ void RunBaseline(TuneState& state) {
     for (const LoadFigures& f : in_process->loads) loads.push_back(LoadFiguresJson(f));
     record.extra["in_process"] = loads;
   }
-  if (state.has_labels && !state.heldout_path.empty()) {
+  if (!state.has_labels) {
+    // Without labels, quality is closeness to the source (the variants' worst output cosine); the source's is 1.
+    state.quality_by_candidate["baseline"] = {{"metric", "cosine_to_source"}, {"value", 1.0}};
+  } else if (!state.heldout_path.empty()) {
     check::EvaluateSettings e;
     e.model_path = state.settings->model_path;
-    e.inputs.data_path = state.heldout_path;
+    e.inputs = state.plan.inputs;
     auto quality = check::Evaluate(e);
     if (quality.ok()) {
       state.baseline_quality = *quality;
@@ -131,7 +134,7 @@ std::string Summary(const TuneState& state, const FinalCheck& final_check, int e
   const bool no_slo = state.objective.slos.empty();
   std::string text = "\nhone tune: " +
                      std::string(exit_code == 130 ? "INTERRUPTED (the report holds what finished)"
-                                 : exit_code == 0 ? (no_slo ? "done, every gate met" : "every SLO and gate met")
+                                 : exit_code == 0 ? (no_slo ? "done, " : "") + state.WhatWasMet()
                                                   : "NOT MET") +
                      "\n";
   if (no_slo && !final_check.trial.loads.empty()) {

@@ -68,6 +68,14 @@ std::string TuneState::WhyBaselineStays() const {
                      measured, measured == 1 ? "" : "s", 100 * noise_seen, not_run, not_run == 1 ? "was" : "were");
 }
 
+std::string TuneState::WhatWasMet() const {
+  const bool slos = !objective.slos.empty(), any_gates = !gates.empty();
+  if (slos && any_gates) return "every SLO and gate met";
+  if (any_gates) return "every gate met";
+  return slos ? "every SLO met and the outputs over the wire match the source"
+              : "the outputs over the wire match the source";
+}
+
 SearchSettings StageSearchSettings(TuneState& state, const std::string& name, int index,
                                    std::vector<Candidate>& candidates) {
   SearchSettings s;

@@ -75,6 +75,9 @@ struct TuneState {
   // measured candidates)" or "2 stages measured candidates and none beat it beyond the noise; 2 were skipped or
   // failed (see skipped)".
   std::string WhyBaselineStays() const;
+  // What a met verdict met: "every SLO and gate met", "every gate met" (no SLO), "every SLO met and the outputs
+  // over the wire match the source" (no gates), or "the outputs over the wire match the source" (neither).
+  std::string WhatWasMet() const;
   // The seconds one served trial at every load usually takes with windows of `window_s`: the server's start, and
   // per load a warm-up window and three measured ones (a fourth, now and then, when they disagree).
   double TrialSeconds(double window_s) const {
