@@ -38,7 +38,9 @@ class TuneCliTest : public ::testing::Test {
 };
 
 TEST_F(TuneCliTest, MeetsAnEasySloAndWritesTheReportsAndARepository) {
-  RunResult r = Tune("out", {"--slo", "p99<=200ms@concurrency=4", "--cost-per-hour", "0.10"});
+  RunResult r = Tune("out", {"--slo", "p99<=200ms@concurrency=4", "--cost-per-hour", "0.10", "--slice", "label",
+                             "--perturb", "gaussian:0.05", "--gate",
+                             "accuracy_drop<=0.01,worst_slice_drop<=0.05,accuracy_drop@gaussian:0.05<=0.05"});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_THAT(r.out, AllOf(HasSubstr("every SLO and gate met"), HasSubstr("stage 3 batching"),
                            HasSubstr("stage 6 precision"), HasSubstr("serve it: hone serve --model-repository")));
@@ -59,10 +61,15 @@ TEST_F(TuneCliTest, MeetsAnEasySloAndWritesTheReportsAndARepository) {
   EXPECT_EQ(verdict["exit_code"], 0);
   ASSERT_EQ(verdict["slo_results"].size(), 1u);
   EXPECT_TRUE(verdict["slo_results"][0]["met"].get<bool>());
-  // Quality: the default gate on labels, evaluated on the outputs that came back over the wire.
-  ASSERT_FALSE(verdict["gates"].empty()) << verdict.dump(2);
+  // Quality: the gates, on the outputs that came back over the wire (robustness on perturbed inputs in process),
+  // and no new NaN or Inf.
+  ASSERT_EQ(verdict["gates"].size(), 4u) << verdict.dump(2);
   EXPECT_EQ(verdict["gates"][0]["gate"], "accuracy_drop<=0.01");
   EXPECT_EQ(verdict["gates"][0]["on"], "outputs over the wire");
+  EXPECT_EQ(verdict["gates"][1]["gate"], "worst_slice_drop<=0.05");
+  EXPECT_EQ(verdict["gates"][2]["on"], "the winner in process, perturbed inputs");
+  EXPECT_EQ(verdict["gates"][3]["gate"], "new_nan_inf_outputs<=0");
+  for (const auto& g : verdict["gates"]) EXPECT_TRUE(g["passed"].get<bool>()) << g.dump();
   EXPECT_GT(verdict["final_cost_per_1000"].get<double>(), 0);
   EXPECT_THAT(verdict["outputs"].get<std::string>(), HasSubstr("1500 held-out rows sent over HTTP"));
   EXPECT_EQ(body["final"]["rows_checked"], 1500);  // rows 500.. of 2,000: the first 500 only calibrate
@@ -133,6 +140,8 @@ TEST_F(TuneCliTest, BadUsageFailsBeforeAnyMeasurement) {
   // A gate on a metric evaluate does not have is found before the budget is spent, not after.
   ExpectUsage(Hone({"tune", kModel, "--data", kData, "-o", Path("a"), "--gate", "accuracy_dorp<=0.01"}),
               {"--gate", "accuracy_dorp"});
+  ExpectUsage(Hone({"tune", kModel, "--data", kData, "-o", Path("a"), "--slice", "label"}), {"--slice", "--gate"});
+  ExpectUsage(Hone({"tune", kModel, "--data", kData, "-o", Path("a"), "--perturb", "blur:2"}), {"blur"});
   // p50, p95, p99 and one other percentile are measured: two others cannot both be judged.
   ExpectUsage(Hone({"tune", kModel, "-o", Path("a"), "--slo", "p90<=2ms@concurrency=8", "--slo",
                     "p99.9<=10ms@concurrency=8"}),

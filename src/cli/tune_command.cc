@@ -20,7 +20,8 @@ Command AddTuneCommand(CLI::App& app) {
     std::string model, out, budget = "10m", protocol = "http";
     runtime::InputOptions inputs;
     InputFlags input_flags;
-    std::vector<std::string> slos;
+    std::vector<std::string> slos, perturb;
+    std::string slice;
     std::string gates;
     double cost_per_hour = 0;
     bool quick = false, quiet = false, server_log = false;
@@ -41,6 +42,11 @@ Command AddTuneCommand(CLI::App& app) {
   sub->add_option("--gate", flags->gates,
                   "quality gates against the original model on held-out rows, e.g. "
                   "'accuracy_drop<=0.01,prediction_agreement>=0.99' (default accuracy_drop<=0.01 with labels)");
+  sub->add_option("--slice", flags->slice,
+                  "the dataset array of group ids, for gates on slices (worst_slice_drop<=0.03), as hone evaluate");
+  sub->add_option("--perturb", flags->perturb,
+                  "KIND:AMOUNT[,AMOUNT...] input perturbations for robustness gates, as hone evaluate (e.g. "
+                  "gaussian:0.05 with --gate 'accuracy_drop@gaussian:0.05<=0.02'); repeatable");
   sub->add_option("--budget", flags->budget, "wall time for the whole run: 90s, 15m, 1h")->capture_default_str();
   sub->add_option("--protocol", flags->protocol, "how trials reach hone serve: http or grpc")
       ->check(CLI::IsMember({"http", "grpc"}))
@@ -81,6 +87,12 @@ Command AddTuneCommand(CLI::App& app) {
       auto gates = check::ParseGates(flags->gates);
       if (!gates.ok()) return fail(gates.status());
       settings.gates = *gates;
+    }
+    settings.slice_key = flags->slice;
+    for (const std::string& p : flags->perturb) {
+      auto parsed = check::ParsePerturbations(p);
+      if (!parsed.ok()) return fail(parsed.status());
+      settings.perturbations.insert(settings.perturbations.end(), parsed->begin(), parsed->end());
     }
     auto budget = tune::ParseBudgetSeconds(flags->budget);
     if (!budget.ok()) return fail(budget.status());

@@ -30,6 +30,8 @@ void CheckOutputsOverTheWire(TuneState& state, ServedModel& served, const std::s
   w.batch_axis = state.batch_axis;
   w.rows_per_request = std::max<int64_t>(1, state.incumbent.max_batch_size);
   w.gates = state.gates;
+  w.slice_key = state.settings->slice_key;
+  w.perturbations = state.settings->perturbations;
   w.has_labels = state.has_labels;
   w.work_dir = state.work_dir;
   auto wire = CheckOverTheWire(w);
@@ -147,8 +149,13 @@ FinalCheck RunFinalCheck(TuneState& state, const std::string& repository, const 
 nlohmann::json GatesJson(const FinalCheck& f) {
   nlohmann::json gates = nlohmann::json::array();
   if (!f.wire || !f.wire->evaluation) return gates;
-  for (const check::GateResult& g : f.wire->evaluation->gates)
-    gates.push_back({{"gate", g.gate.ToString()}, {"value", g.value}, {"passed", g.passed}, {"on", "outputs over the wire"}});
+  for (const check::GateResult& g : f.wire->evaluation->gates) {
+    // Robustness figures (metric@perturbation) come from perturbed inputs the wire never carried: the winner in
+    // process; every other figure from the outputs that came back.
+    const bool perturbed = g.gate.metric.find('@') != std::string::npos;
+    gates.push_back({{"gate", g.gate.ToString()}, {"value", g.value}, {"passed", g.passed},
+                     {"on", perturbed ? "the winner in process, perturbed inputs" : "outputs over the wire"}});
+  }
   return gates;
 }
 

@@ -74,6 +74,8 @@ void RunGraphSaveStep(TuneState& state) {
   check.data = state.plan.inputs;
   check.session = state.incumbent.session;
   check.gates = state.gates;
+  check.slice_key = state.settings->slice_key;
+  check.perturbations = state.settings->perturbations;
   check.bench_rounds = state.settings->quick ? 2 : 3;
   check.bench_window_s = state.settings->quick ? 0.1 : 0.25;
   auto verified = CheckVariant(check);

@@ -56,6 +56,8 @@ VariantCheck CheckFor(const TuneState& state, const std::string& variant_path) {
   check.data_note = state.calibration_rows > 0 ? fmt::format("held-out rows (from row {})", state.calibration_rows) : "";
   check.session = state.incumbent.session;
   check.gates = state.gates;
+  check.slice_key = state.settings->slice_key;
+  check.perturbations = state.settings->perturbations;
   check.bench = true;
   check.bench_rounds = state.settings->quick ? 2 : 3;
   check.bench_window_s = state.settings->quick ? 0.1 : 0.25;

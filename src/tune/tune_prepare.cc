@@ -88,6 +88,9 @@ Status CheckPercentiles(const std::vector<Slo>& slos) {
 // Gates name evaluate's metrics: a typo found now costs nothing, found at the end it costs the whole budget. One
 // evaluation of the source against itself on a few held-out rows lists the metrics there are.
 Status CheckGateNames(const TuneState& state) {
+  const TuneSettings& s = *state.settings;
+  if (s.gates.empty() && (!s.slice_key.empty() || !s.perturbations.empty()))
+    return Status::InvalidArgument("--slice and --perturb measure what a --gate then checks: give the --gate too");
   if (state.settings->gates.empty()) return Status::Ok();
   if (!state.batch_axis) {
     return Status::InvalidArgument(
@@ -102,6 +105,8 @@ Status CheckGateNames(const TuneState& state) {
   e.inputs.data_path = rows;
   e.against_path = state.settings->model_path;
   e.gates = state.settings->gates;
+  e.slice_key = state.settings->slice_key;
+  e.perturbations = state.settings->perturbations;
   e.stability_epsilon = 0;
   auto checked = check::Evaluate(e);
   if (!checked.ok()) return Status::InvalidArgument("--gate: " + checked.status().message());

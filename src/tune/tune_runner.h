@@ -23,6 +23,7 @@
 #include "base/result.h"
 #include "bench/remote_client.h"
 #include "check/gates.h"
+#include "check/perturbation.h"
 #include "runtime/input_options.h"
 #include "tune/search.h"
 #include "tune/slo.h"
@@ -37,6 +38,10 @@ struct TuneSettings {
   runtime::InputOptions inputs;
   std::vector<Slo> slos;
   std::vector<check::Gate> gates;  // empty: accuracy_drop<=0.01 when the data has labels
+  // Evaluated with every gate as `hone evaluate` takes them: the dataset array of group ids (worst_slice_drop) and
+  // the input perturbations (accuracy_drop@gaussian:0.05 and the like, robustness).
+  std::string slice_key;
+  std::vector<check::Perturbation> perturbations;
   double budget_s = 600;
   bench::RemoteProtocol protocol = bench::RemoteProtocol::kHttp;
   double cost_per_hour = 0;

@@ -91,6 +91,8 @@ Result<VariantOutcome> CheckVariant(const VariantCheck& c) {
     e.session = c.session;
     e.stability_epsilon = 0;  // the probe measures the model, not the variant's fidelity; skip its extra runs
     e.gates = c.gates;
+    e.slice_key = c.slice_key;
+    e.perturbations = c.perturbations;
     if (e.gates.empty() && labels) e.gates.push_back({"accuracy_drop", check::GateOp::kLessEqual, c.max_accuracy_drop});
     auto report = check::Evaluate(e);
     if (!report.ok()) return report.status().WithContext("evaluating the variant");

@@ -37,6 +37,8 @@ struct VariantCheck {
   // evaluated only when given (against the source: cosine_mean_drop, ...), and need data_path.
   std::vector<check::Gate> gates;
   double max_accuracy_drop = 0.01;
+  std::string slice_key;                          // the gates' slices (worst_slice_drop); empty: none
+  std::vector<check::Perturbation> perturbations;  // the gates' robustness figures; empty: none
   bool bench = true;
   bool allow_slower = false;  // a slower variant passes, with the slowdown said in the verdict
   int bench_rounds = 3;

@@ -141,6 +141,8 @@ Status EvaluateGates(const WireCheckSettings& s, const RowStack& stack, WireChec
   e.candidate_outputs_path = path;
   e.against_path = s.source_path;
   e.gates = gates;
+  e.slice_key = s.slice_key;
+  e.perturbations = s.perturbations;
   e.stability_epsilon = 0;
   HONE_ASSIGN_OR_RETURN(check.evaluation, check::Evaluate(e));
   return Status::Ok();
