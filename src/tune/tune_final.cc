@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "bench/remote_runner.h"
 #include "tune/served_model.h"
@@ -43,13 +41,6 @@ void CheckOutputsOverTheWire(TuneState& state, ServedModel& served, const std::s
   check.outputs_detail = check.wire->Describe(state.settings->protocol);
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 std::vector<Load> CurveLoads(const TuneState& state) {
@@ -66,21 +57,18 @@ FinalCheck RunFinalCheck(TuneState& state, const std::string& repository, const 
                          std::vector<TrialResult>* curves) {
   FinalCheck check;
   check.repository = repository;
-  if (state.stopped()) {
-    // Ctrl-C: the repository of the best so far is still written, so that what finished can be served.
-    Status written = WriteRepository(state.incumbent, model_name, state.metadata, repository);
-    check.error = written.ok() ? "interrupted before the final check: the repository holds the best candidate so "
-                                 "far, not measured through it"
-                               : written.message();
-    if (written.ok()) check.config_text = ReadText(repository + "/" + model_name + "/config.pbtxt");
-    return check;
-  }
+  // Written even after Ctrl-C, so that the best candidate so far can be served.
   Status written = WriteRepository(state.incumbent, model_name, state.metadata, repository);
   if (!written.ok()) {
     check.error = written.message();
     return check;
   }
-  check.config_text = ReadText(repository + "/" + model_name + "/config.pbtxt");
+  check.config_text = CandidateConfigText(state.incumbent, model_name, state.metadata);  // what was written
+  if (state.stopped()) {
+    check.error = "interrupted before the final check: the repository holds the best candidate so far, not "
+                  "measured through it";
+    return check;
+  }
   auto served = ServedModel::Start(repository, model_name, state.settings->protocol);
   if (!served.ok()) {
     check.error = served.status().message();
