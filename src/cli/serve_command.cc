@@ -33,6 +33,7 @@ struct ServeFlags {
   std::string host = "127.0.0.1";
   int http_port = 8000, grpc_port = 8001, metrics_port = 8002;
   bool allow_http = true, allow_grpc = true, allow_metrics = true;
+  bool run_on_io_threads = true;
   int64_t max_body_bytes = 64ll << 20;
   int64_t grpc_max_message_bytes = std::numeric_limits<int32_t>::max();  // Triton's, and gRPC's most
   int http_threads = 0;
@@ -78,6 +79,9 @@ void AddFlags(CLI::App& sub, ServeFlags& f) {
             "warm up a model that has no model_warmup with inputs hone generates (skipped, with a warning, for a "
             "model that takes none of them)");
   sub.add_option("--http-thread-count", f.http_threads, "HTTP front-end threads (0: 2)")->capture_default_str();
+  AddSwitch(sub, "--run-on-io-threads", f.run_on_io_threads,
+            "a request that can start at once (an instance idle, nothing queued) runs on the front end's thread "
+            "that read it, without a hand-off to the instance's thread and back; one HTTP thread always stays free");
   sub.add_option("--cores", f.server.cores,
                  "cores the instances of all models share when configs set no intra_op_thread_count (0: this "
                  "machine's)")
@@ -180,6 +184,7 @@ int RunServe(ServeFlags& f) {
     options.port = f.grpc_port;
     options.max_message_bytes = static_cast<int>(f.grpc_max_message_bytes);
     options.repository_api = f.server.repository_api;
+    options.run_on_callback_threads = f.run_on_io_threads;
     auto started = serve::GrpcServer::Start(**server, options);
     if (!started.ok())
       return Fail(kExitUsage, fmt::format("--grpc-port {}: {}", f.grpc_port, started.status().message()));
@@ -193,6 +198,7 @@ int RunServe(ServeFlags& f) {
     options.max_body_bytes = static_cast<size_t>(f.max_body_bytes);
     options.repository_api = f.server.repository_api;
     if (f.http_threads > 0) options.threads = f.http_threads;
+    options.run_on_io_threads = f.run_on_io_threads;
     auto started = serve::http::HttpServer::Start(**server, options);
     if (!started.ok())
       return Fail(kExitUsage, fmt::format("--http-port {}: {}", f.http_port, started.status().message()));

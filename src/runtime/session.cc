@@ -36,6 +36,7 @@ Ort::SessionOptions ToOrtOptions(const SessionOptions& o) {
   const char* spin = o.allow_spinning ? "1" : "0";
   ort.AddConfigEntry("session.intra_op.allow_spinning", spin);
   ort.AddConfigEntry("session.inter_op.allow_spinning", spin);
+  if (o.allow_spinning && o.stop_spinning_after_run) ort.AddConfigEntry("session.force_spinning_stop", "1");
   if (o.cpu_arena)
     ort.EnableCpuMemArena();
   else

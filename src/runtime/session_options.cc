@@ -14,7 +14,7 @@ std::string SessionOptions::ToString() const {
   std::string s = "intra=" + std::to_string(intra_op_threads) + " inter=" + std::to_string(inter_op_threads);
   s += " mode=" + std::string(ExecutionModeName(execution_mode));
   s += " opt=" + std::string(GraphOptimizationName(graph_optimization));
-  s += allow_spinning ? " spin=on" : " spin=off";
+  s += !allow_spinning ? " spin=off" : stop_spinning_after_run ? " spin=in-run" : " spin=on";
   s += cpu_arena ? " arena=on" : " arena=off";
   if (!profile_prefix.empty()) s += " profile=on";
   return s;

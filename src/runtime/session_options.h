@@ -28,6 +28,10 @@ struct SessionOptions {
   // Idle pool threads spin before sleeping: lower latency for back-to-back runs, but burns CPU that other work
   // (another instance, pre-processing) could use.
   bool allow_spinning = true;
+  // With allow_spinning: the pool threads stop spinning as soon as the last concurrent Run returns (ONNX Runtime's
+  // session.force_spinning_stop) instead of spinning on after it. They still spin between the operators of a run,
+  // which is where spinning saves latency; between runs a server's I/O threads and other instances want the cores.
+  bool stop_spinning_after_run = false;
   // ONNX Runtime's CPU memory arena: reuses allocations across runs; off lowers peak memory, costs speed.
   bool cpu_arena = true;
 
@@ -39,7 +43,8 @@ struct SessionOptions {
   std::string profile_prefix;
 
   Status Validate() const;
-  // "intra=2 inter=0 mode=sequential opt=all spin=on arena=on" (and " profile=on" when profiling)
+  // "intra=2 inter=0 mode=sequential opt=all spin=on arena=on" (and " profile=on" when profiling); spin is on, off
+  // or in-run (stop_spinning_after_run)
   std::string ToString() const;
 };
 

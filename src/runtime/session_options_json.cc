@@ -8,6 +8,7 @@ nlohmann::json SessionOptionsToJson(const SessionOptions& o) {
                         {"execution_mode", ExecutionModeName(o.execution_mode)},
                         {"graph_optimization", GraphOptimizationName(o.graph_optimization)},
                         {"allow_spinning", o.allow_spinning},
+                        {"stop_spinning_after_run", o.stop_spinning_after_run},
                         {"cpu_arena", o.cpu_arena},
                         {"optimized_model_path", o.optimized_model_path},
                         {"summary", o.ToString()}};

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "base/atomic_file.h"
+#include "serve/config/batch_timing.h"
 #include "serve/config/config_complete.h"
 #include "serve/config/config_text.h"
 #include "serve/config/config_types.h"
@@ -16,7 +17,10 @@ namespace fs = std::filesystem;
 std::string Candidate::Describe() const {
   std::string batching = max_batch_size == 0 ? std::string("no batching")
                          : dynamic_batching
-                             ? fmt::format("max_batch_size {}, delay {} us", max_batch_size, max_queue_delay_us)
+                             ? (max_queue_delay_us > 0
+                                   ? fmt::format("max_batch_size {}, wait {} us (Triton's timing)", max_batch_size,
+                                                 max_queue_delay_us)
+                                   : fmt::format("max_batch_size {}, no wait", max_batch_size))
                              : fmt::format("max_batch_size {}, no dynamic batching", max_batch_size);
   if (!preferred_batch_sizes.empty()) batching += fmt::format(", preferred {}", fmt::join(preferred_batch_sizes, "/"));
   std::string threads = threads_set ? fmt::format("intra {}", session.intra_op_threads) : "threads split by hone serve";
@@ -93,6 +97,11 @@ std::string CandidateConfigText(const Candidate& c, const std::string& model_nam
   }
   if (c.spinning_set) {
     parameters[std::string(serve::kAllowSpinning)].set_string_value(c.session.allow_spinning ? "1" : "0");
+  }
+  // hone serve's batcher is work-conserving: a delay means something only with Triton's timing, which waits for it.
+  if (c.max_batch_size > 0 && c.dynamic_batching && c.max_queue_delay_us > 0) {
+    parameters[std::string(serve::kBatchTiming)].set_string_value(
+        std::string(serve::BatchTimingName(serve::BatchTiming::kTriton)));
   }
   if (c.graph_level_set) {
     config.mutable_optimization()->mutable_graph()->set_level(

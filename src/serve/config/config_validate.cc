@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "serve/config/batch_timing.h"
 #include "serve/config/config_types.h"
 #include "serve/config/model_name.h"
 #include "serve/config/onnx_parameters.h"
@@ -218,6 +219,8 @@ Status ValidateModelConfig(const inference::ModelConfig& config, const ConfigSou
   HONE_RETURN_IF_ERROR(CheckVersionPolicy(config, src));
   auto options = SessionOptionsFromConfig(config);
   if (!options.ok()) return options.status().WithContext(src.where);
+  auto timing = BatchTimingFromConfig(config);
+  if (!timing.ok()) return timing.status().WithContext(src.where);
   if (!config.default_model_filename().empty()) {
     Status s = ValidateFileName(config.default_model_filename(), "default_model_filename");
     if (!s.ok()) return s.WithContext(src.where);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "serve/config/batch_timing.h"
+
 namespace hone::serve {
 namespace {
 
@@ -57,7 +59,7 @@ Result<bool> ParseBool(std::string_view key, const std::string& value) {
 
 std::string_view SupportedParameterKeys() {
   return "intra_op_thread_count, inter_op_thread_count, execution_mode, enable_mem_arena, "
-         "session.intra_op.allow_spinning";
+         "session.intra_op.allow_spinning, session.force_spinning_stop, hone.batch_timing";
 }
 
 std::optional<runtime::GraphOptimization> GraphOptimizationFromLevel(int32_t level) {
@@ -80,8 +82,14 @@ int32_t GraphLevelFromOptimization(runtime::GraphOptimization level) {
   return 0;
 }
 
-Result<runtime::SessionOptions> SessionOptionsFromConfig(const inference::ModelConfig& config) {
+runtime::SessionOptions ServedSessionDefaults() {
   runtime::SessionOptions options;
+  options.stop_spinning_after_run = true;
+  return options;
+}
+
+Result<runtime::SessionOptions> SessionOptionsFromConfig(const inference::ModelConfig& config) {
+  runtime::SessionOptions options = ServedSessionDefaults();
   if (config.has_optimization() && config.optimization().has_graph()) {
     int32_t level = config.optimization().graph().level();
     auto opt = GraphOptimizationFromLevel(level);
@@ -113,6 +121,10 @@ Result<runtime::SessionOptions> SessionOptionsFromConfig(const inference::ModelC
       HONE_ASSIGN_OR_RETURN(options.cpu_arena, ParseBool(key, value));
     } else if (key == kAllowSpinning) {
       HONE_ASSIGN_OR_RETURN(options.allow_spinning, ParseBool(key, value));
+    } else if (key == kForceSpinningStop) {
+      HONE_ASSIGN_OR_RETURN(options.stop_spinning_after_run, ParseBool(key, value));
+    } else if (key == kBatchTiming) {
+      continue;  // the scheduler's, validated by BatchTimingFromConfig
     } else if (std::find(kTritonOnlyKeys.begin(), kTritonOnlyKeys.end(), key) != kTritonOnlyKeys.end()) {
       return Status::Unimplemented("parameter " + Quote(key) +
                                    ": Triton's onnxruntime backend reads it, hone does not support it (supported: " +

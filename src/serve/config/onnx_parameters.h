@@ -8,6 +8,9 @@
 //   enable_mem_arena        boolean ("1"/"0", "true"/"false", "on"/"off"): ONNX Runtime's CPU memory arena
 //   session.intra_op.allow_spinning   boolean; hone's extension, ONNX Runtime's own key: idle intra-op threads
 //                                     spin before sleeping (default on). Triton ignores it.
+//   session.force_spinning_stop       boolean; hone's extension, ONNX Runtime's own key: the threads stop spinning
+//                                     when a run returns, so they spin only between a run's operators (hone
+//                                     serve's default: on; see ServedSessionDefaults). Triton ignores it.
 // Keys Triton's onnxruntime backend reads that hone does not act on (enable_mem_pattern,
 // share_session_between_instances, memory.enable_memory_arena_shrinkage,
 // session.use_device_allocator_for_initializers, and the CUDA ones) are Unimplemented, naming the key; any other
@@ -31,8 +34,14 @@ inline constexpr std::string_view kInterOpThreadCount = "inter_op_thread_count";
 inline constexpr std::string_view kExecutionMode = "execution_mode";
 inline constexpr std::string_view kEnableMemArena = "enable_mem_arena";
 inline constexpr std::string_view kAllowSpinning = "session.intra_op.allow_spinning";
+inline constexpr std::string_view kForceSpinningStop = "session.force_spinning_stop";
 
-// The session options the config asks for, starting from SessionOptions' defaults. Errors name the parameter
+// What a served session starts from before the config's parameters: SessionOptions' defaults, but with
+// stop_spinning_after_run on. Between requests a server's I/O threads and its other instances need the cores that
+// spinning pool threads would hold (measured in scripts/compare-serve; docs/serve.md).
+runtime::SessionOptions ServedSessionDefaults();
+
+// The session options the config asks for, starting from ServedSessionDefaults(). Errors name the parameter
 // and what was expected: "parameter 'execution_mode': expected 0 (sequential) or 1 (parallel), got '2'".
 Result<runtime::SessionOptions> SessionOptionsFromConfig(const inference::ModelConfig& config);
 

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "serve/config/batch_timing.h"
 #include "serve/config/test_util.h"
 
 namespace hone::serve {
@@ -21,8 +22,27 @@ std::string Param(const std::string& key, const std::string& value) {
 TEST(ConfigParametersTest, DefaultsWithoutParameters) {
   auto o = FromText("");
   ASSERT_TRUE(o.ok());
-  runtime::SessionOptions defaults;
-  EXPECT_EQ(o->ToString(), defaults.ToString());
+  EXPECT_EQ(o->ToString(), ServedSessionDefaults().ToString());
+  // A served session spins between a run's operators only, not between runs (the server's threads want the cores).
+  EXPECT_TRUE(o->allow_spinning);
+  EXPECT_TRUE(o->stop_spinning_after_run);
+}
+
+TEST(ConfigParametersTest, SpinningAfterRunsCanBeKept) {
+  auto o = FromText(Param("session.force_spinning_stop", "0"));
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_FALSE(o->stop_spinning_after_run);
+  EXPECT_NE(o->ToString().find("spin=on"), std::string::npos);
+}
+
+TEST(ConfigParametersTest, BatchTimingIsTheSchedulersAndChecked) {
+  EXPECT_TRUE(FromText(Param("hone.batch_timing", "triton")).ok());  // not a session option, but not unknown
+  EXPECT_EQ(*BatchTimingFromConfig(testing::ParseOrFail(Param("hone.batch_timing", "triton"))), BatchTiming::kTriton);
+  Result<BatchTiming> bad = BatchTimingFromConfig(testing::ParseOrFail(Param("hone.batch_timing", "fixed")));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'hone.batch_timing'"), std::string::npos) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("work_conserving"), std::string::npos);
+  EXPECT_EQ(*BatchTimingFromConfig(inference::ModelConfig()), BatchTiming::kWorkConserving);
 }
 
 TEST(ConfigParametersTest, EverySupportedKey) {

@@ -30,6 +30,11 @@ struct InferenceRequest {
   // instead of running into the transport's limit after the server counted it as a success.
   uint64_t max_response_bytes = 0;
   std::shared_ptr<const void> keep_alive;  // owns the bytes the input tensors borrow; released after the callback
+  // The calling thread may run the request's batch itself, inside Server::Infer, when the request can start at
+  // once (an instance idle, nothing queued before it): one thread hand-off less each way. A front end sets it only
+  // for a thread it can spare for as long as the model takes (it keeps at least one thread free for health checks
+  // and other connections); the callback then runs on this thread before Infer returns.
+  bool may_run_on_caller = false;
 };
 
 struct InferenceResponse {

@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "runtime/session.h"
+#include "serve/config/batch_timing.h"
 #include "serve/config/config_complete.h"
 #include "serve/config/config_types.h"
 #include "serve/config/onnx_parameters.h"
@@ -164,11 +165,15 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
           loaded->name, request.version, instances, session_options.intra_op_threads, request.cores,
           config.max_batch_size(),
           config.has_dynamic_batching()
-              ? fmt::format("dynamic batching (max_queue_delay {} us, preferred sizes [{}])",
+              ? fmt::format("dynamic batching ({}, max_queue_delay {} us, preferred sizes [{}])",
+                            BatchTimingFromConfig(config).ok() && *BatchTimingFromConfig(config) == BatchTiming::kTriton
+                                ? "Triton's timing: a batch waits out the delay"
+                                : "work-conserving: no wait while an instance is free",
                             config.dynamic_batching().max_queue_delay_microseconds(),
                             fmt::join(config.dynamic_batching().preferred_batch_size(), ", "))
               : std::string("no dynamic batching"),
           open_ms, warmed, warm_ms);
+  LogVerbose(1, "model '{}' version {}: session {}", loaded->name, request.version, session_options.ToString());
   return loaded;
 }
 

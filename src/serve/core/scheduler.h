@@ -4,8 +4,14 @@
 // Batching rules (Triton's): with max_batch_size > 0 every input has a leading batch dimension; requests whose
 // other dimensions match (per input) may share a batch up to max_batch_size rows. A batch is sent to a free
 // instance when it reaches a preferred batch size, when the next queued request would not fit (or does not
-// match), or when its oldest request has waited max_queue_delay. Without dynamic batching each request runs alone.
-// With max_batch_size == 0 the model has no batch dimension and requests always run alone.
+// match), or, with Triton's timing, when its oldest request has waited max_queue_delay. With hone's default
+// work-conserving timing a free instance never waits: it takes what is queued at once (serve/config/
+// batch_timing.h), so batches form only from what arrives while every instance is busy. Without dynamic batching
+// each request runs alone. With max_batch_size == 0 the model has no batch dimension and requests always run alone.
+//
+// Threads: one per instance. A request that can start at once (an instance idle, nothing queued before it, and
+// the timing would not make it wait) runs on the thread that enqueued it when that thread allows it
+// (InferenceRequest::may_run_on_caller): no hand-off to the instance's thread and back.
 //
 // Priorities: level 1 is the highest; a request with priority 0 gets default_priority_level. Higher levels are
 // always taken first. Timeouts: a request still queued after its timeout (its own when allowed, else the level's
@@ -39,6 +45,9 @@ struct QueuePolicy {
 struct DynamicBatchingPolicy {
   std::vector<int64_t> preferred_batch_sizes;  // sorted ascending, each <= max_batch_size
   std::chrono::microseconds max_queue_delay{0};
+  // true: a free instance takes what is queued at once, max_queue_delay only bounds waiting (hone's default);
+  // false: Triton's rule, a batch short of the largest preferred size waits out max_queue_delay.
+  bool work_conserving = true;
   bool preserve_ordering = false;  // responses leave in arrival order
   uint32_t priority_levels = 0;    // 0: one level
   uint32_t default_priority_level = 0;

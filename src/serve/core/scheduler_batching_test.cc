@@ -40,6 +40,7 @@ TEST(SchedulerBatchingTest, FormsTheLargestPreferredBatchThenWaitsForTheNext) {
   SchedulerOptions o = Options("affine", 8);
   o.batching.preferred_batch_sizes = {2, 4};
   o.batching.max_queue_delay = seconds(30);  // only a preferred size can send a batch in this test
+  o.batching.work_conserving = false;  // Triton's timing: the delay holds the batch
   Harness h(o, "affine", 1, /*hold=*/1);
   ASSERT_NE(h.scheduler, nullptr);
   h.Send(AffineRequest(4, 0, "hold"), "hold");  // a preferred size: runs at once, held in the gate
@@ -58,6 +59,7 @@ TEST(SchedulerBatchingTest, FormsTheLargestPreferredBatchThenWaitsForTheNext) {
 TEST(SchedulerBatchingTest, MaxQueueDelaySendsAPartialBatch) {
   SchedulerOptions o = Options("affine", 8);
   o.batching.max_queue_delay = milliseconds(200);
+  o.batching.work_conserving = false;  // Triton's timing: the delay holds the batch
   Harness h(o, "affine", 1, /*hold=*/1);
   ASSERT_NE(h.scheduler, nullptr);
   h.Send(AffineRequest(8, 0, "full"), "full");  // a full batch goes at once
@@ -75,6 +77,7 @@ TEST(SchedulerBatchingTest, MaxQueueDelaySendsAPartialBatch) {
 TEST(SchedulerBatchingTest, ARequestThatDoesNotFitStartsTheNextBatch) {
   SchedulerOptions o = Options("affine", 4);
   o.batching.max_queue_delay = seconds(30);
+  o.batching.work_conserving = false;  // Triton's timing: the delay holds the batch
   Harness h(o, "affine", 1, /*hold=*/1);
   ASSERT_NE(h.scheduler, nullptr);
   h.Send(AffineRequest(4, 0), "hold");
@@ -110,6 +113,7 @@ TEST(SchedulerBatchingTest, ARequestThatDoesNotFitStartsTheNextBatch) {
 TEST(SchedulerBatchingTest, DifferentNonBatchShapesGoInSeparateBatches) {
   SchedulerOptions o = Options("two_inputs", 8);
   o.batching.max_queue_delay = seconds(30);
+  o.batching.work_conserving = false;  // Triton's timing: the delay holds the batch
   Harness h(o, "two_inputs", 1, /*hold=*/1);
   ASSERT_NE(h.scheduler, nullptr);
   h.Send(TwoInputsRequest(8, 2, 0), "hold");
@@ -130,6 +134,7 @@ TEST(SchedulerBatchingTest, DifferentNonBatchShapesGoInSeparateBatches) {
 TEST(SchedulerBatchingTest, RequestedOutputsAreFilteredAndOrderedPerRequest) {
   SchedulerOptions o = Options("two_inputs", 8);
   o.batching.max_queue_delay = seconds(30);
+  o.batching.work_conserving = false;  // Triton's timing: the delay holds the batch
   Harness h(o, "two_inputs", 1, /*hold=*/1);
   ASSERT_NE(h.scheduler, nullptr);
   h.Send(TwoInputsRequest(8, 2, 0), "hold");

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "serve/config/batch_timing.h"
+
 namespace hone::serve {
 namespace {
 
@@ -32,6 +34,9 @@ SchedulerOptions SchedulerOptionsFromConfig(const inference::ModelConfig& config
                                       batching.preferred_batch_size().end());
   std::sort(policy.preferred_batch_sizes.begin(), policy.preferred_batch_sizes.end());
   policy.max_queue_delay = std::chrono::microseconds(batching.max_queue_delay_microseconds());
+  // Validated at load (config_validate.cc); an invalid value cannot reach here.
+  const Result<BatchTiming> timing = BatchTimingFromConfig(config);
+  policy.work_conserving = !timing.ok() || *timing == BatchTiming::kWorkConserving;
   policy.preserve_ordering = batching.preserve_ordering();
   policy.priority_levels = static_cast<uint32_t>(batching.priority_levels());
   policy.default_priority_level = static_cast<uint32_t>(batching.default_priority_level());

@@ -21,6 +21,7 @@ BatchingRules RulesFrom(const SchedulerOptions& o) {
         std::unique(rules.preferred_batch_sizes.begin(), rules.preferred_batch_sizes.end()),
         rules.preferred_batch_sizes.end());
     rules.max_queue_delay = o.batching.max_queue_delay;
+    rules.work_conserving = o.batching.work_conserving;
   }
   return rules;
 }
@@ -70,7 +71,9 @@ SchedulerImpl::SchedulerImpl(SchedulerOptions options, std::vector<std::unique_p
         std::vector<std::unique_ptr<Instance>> v;
         for (auto& session : instances) {
           const runtime::ModelMetadata& model = session->metadata();
-          v.push_back(std::unique_ptr<Instance>(new Instance{std::move(session), BatchAssembler(model), {}, {}}));
+          auto instance = std::make_unique<Instance>(BatchAssembler(model));
+          instance->session = std::move(session);
+          v.push_back(std::move(instance));
         }
         return v;
       }()),
@@ -117,12 +120,63 @@ void SchedulerImpl::Enqueue(InferenceRequest request, ResponseCallback done) {
   node->sequence = next_sequence_++;
   node->arrival = arrival;
   node->deadline = queue_.DeadlineFor(level, node->request.timeout_us, arrival);
-  queue_.Push(free_, node);
   // Counted under the lock so that the request cannot be delivered (and uncounted) before it is counted.
   pending_.fetch_add(1, std::memory_order_relaxed);
   if (stats_) stats_->AddPending(1);
+  if (node->request.may_run_on_caller && TryRunOnCaller(lock, node)) return;
+  queue_.Push(free_, node);
+  Instance* waiter = TakeIdleWaiter();
   lock.unlock();
-  work_cv_.notify_one();
+  if (waiter) waiter->wake.notify_one();
+}
+
+bool SchedulerImpl::TryRunOnCaller(std::unique_lock<std::mutex>& lock, PendingList::iterator node) {
+  // Only what the batcher would start now anyway: nothing queued ahead, and the timing does not make it wait.
+  if (!queue_.empty()) return false;
+  candidates_.clear();
+  candidates_.push_back({node->rows, true, node->arrival});
+  const BatchDecision decision = DecideBatch(rules_, candidates_, node->arrival, stopping_);
+  if (!decision.dispatch()) return false;
+  size_t index = 0;
+  while (index < instances_.size() && instances_[index]->busy) ++index;
+  if (index == instances_.size()) return false;
+
+  Instance& instance = *instances_[index];
+  instance.busy = true;
+  ++running_on_callers_;
+  const int64_t rows = node->rows;
+  node->dequeue = node->arrival;  // never queued
+  instance.batch.splice(instance.batch.end(), free_, node);
+  lock.unlock();
+  RunBatch(instance, index, rows);
+  Finish(instance.batch);
+
+  lock.lock();
+  instance.busy = false;
+  --running_on_callers_;
+  // Requests that queued while this ran were waiting for an instance to free; this one just did.
+  Instance* waiter = queue_.empty() ? nullptr : TakeIdleWaiter();
+  if (stopping_) drained_cv_.notify_all();
+  lock.unlock();
+  if (waiter) waiter->wake.notify_one();
+  return true;
+}
+
+SchedulerImpl::Instance* SchedulerImpl::TakeIdleWaiter() {
+  for (auto& instance : instances_) {
+    if (instance->waiting && !instance->busy) {
+      instance->waiting = false;
+      return instance.get();
+    }
+  }
+  return nullptr;
+}
+
+void SchedulerImpl::WakeAll() {
+  for (auto& instance : instances_) {
+    instance->waiting = false;
+    instance->wake.notify_all();
+  }
 }
 
 void SchedulerImpl::Stop(Clock::time_point deadline) {
@@ -132,7 +186,7 @@ void SchedulerImpl::Stop(Clock::time_point deadline) {
   {
     std::unique_lock lock(mu_);
     stopping_ = true;
-    work_cv_.notify_all();  // partial batches waiting out their delay go now
+    WakeAll();  // partial batches waiting out their delay go now
     auto drained = [&] { return queue_.empty(); };
     if (deadline == Clock::time_point::max())
       drained_cv_.wait(lock, drained);
@@ -140,12 +194,17 @@ void SchedulerImpl::Stop(Clock::time_point deadline) {
       drained_cv_.wait_until(lock, deadline, drained);
     queue_.TakeAll(leftover);
     exit_ = true;
-    work_cv_.notify_all();
+    WakeAll();
   }
   FinishWith(leftover, Status::Unavailable(label_ + ": stopped before the request ran"));
-  // Running batches finish (an ONNX Runtime run cannot be interrupted) and deliver before their threads end.
+  // Running batches finish (an ONNX Runtime run cannot be interrupted) and deliver before their threads end...
   for (auto& instance : instances_)
     if (instance->thread.joinable()) instance->thread.join();
+  // ...and so do those running on callers' threads, which use this scheduler until they give their instance back.
+  {
+    std::unique_lock lock(mu_);
+    drained_cv_.wait(lock, [&] { return running_on_callers_ == 0; });
+  }
   stopped_ = true;
 }
 
@@ -168,6 +227,14 @@ void SchedulerImpl::InstanceLoop(size_t index) {
   Instance& instance = *instances_[index];
   PendingList expired;
   std::unique_lock lock(mu_);
+  auto wait = [&](Clock::time_point until) {
+    instance.waiting = true;
+    if (until == Clock::time_point::max())
+      instance.wake.wait(lock);
+    else
+      instance.wake.wait_until(lock, until);
+    instance.waiting = false;
+  };
   while (true) {
     const Clock::time_point now = Clock::now();
     queue_.ExpireTimeouts(now, expired);
@@ -178,31 +245,32 @@ void SchedulerImpl::InstanceLoop(size_t index) {
       lock.lock();
       continue;
     }
-    if (queue_.empty()) {
-      if (stopping_) drained_cv_.notify_all();
+    // A caller's thread may be running a batch on this instance (TryRunOnCaller); it wakes this one when done.
+    if (queue_.empty() || instance.busy) {
+      if (stopping_ && queue_.empty()) drained_cv_.notify_all();
       if (exit_) return;
-      work_cv_.wait(lock);
+      wait(Clock::time_point::max());
       continue;
     }
     const BatchDecision decision = Decide(now);
     if (!decision.dispatch()) {
-      const Clock::time_point until = std::min(decision.wait_until, queue_.NextDeadline());
-      if (until == Clock::time_point::max())
-        work_cv_.wait(lock);
-      else
-        work_cv_.wait_until(lock, until);
+      wait(std::min(decision.wait_until, queue_.NextDeadline()));
       continue;
     }
     queue_.PopFront(decision.requests, instance.batch);
+    instance.busy = true;
     for (PendingRequest& p : instance.batch) p.dequeue = now;
+    Instance* waiter = nullptr;
     if (!queue_.empty())
-      work_cv_.notify_one();  // another free instance may form the next batch
+      waiter = TakeIdleWaiter();  // another free instance may form the next batch
     else if (stopping_)
       drained_cv_.notify_all();
     lock.unlock();
+    if (waiter) waiter->wake.notify_one();
     RunBatch(instance, index, decision.rows);
     Finish(instance.batch);
     lock.lock();
+    instance.busy = false;
   }
 }
 

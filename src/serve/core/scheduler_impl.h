@@ -5,6 +5,12 @@
 // deadline) or takes a batch off the queue, lets go of the lock, assembles, runs and splits it, and delivers the
 // responses. Callbacks never run under the scheduler's lock.
 //
+// Each instance has its own condition variable, and a new request wakes exactly one idle instance's thread (none
+// when every instance is busy: the first to finish looks at the queue anyway), so no thread wakes for nothing.
+// A request that may run on its caller (InferenceRequest::may_run_on_caller) and finds an instance idle with
+// nothing queued claims that instance and runs there and then, on the caller's thread; the instance's own thread
+// stays asleep, and any requests that queued meanwhile wake it when the caller gives the instance back.
+//
 // Internal header: the server uses Scheduler::Create; tests use CreateScheduler for its hooks.
 #pragma once
 
@@ -51,13 +57,24 @@ class SchedulerImpl final : public Scheduler {
 
  private:
   struct Instance {
+    explicit Instance(BatchAssembler a) : assembler(std::move(a)) {}
     std::unique_ptr<runtime::Session> session;
     BatchAssembler assembler;
-    PendingList batch;  // the batch this instance is running; touched by its thread only
+    PendingList batch;  // the batch this instance is running; touched only by the thread running it
     std::thread thread;
+    std::condition_variable wake;  // its thread waits here for something to do
+    bool busy = false;     // guarded by mu_: running a batch, on its own thread or on a caller's
+    bool waiting = false;  // guarded by mu_: its thread waits on `wake` and nobody has woken it since
   };
 
   void InstanceLoop(size_t index);
+  // Runs `node`'s request on an idle instance on the calling thread, when it can start at once; false (and
+  // nothing done) otherwise. Requires mu_ and releases it when it returns true.
+  bool TryRunOnCaller(std::unique_lock<std::mutex>& lock, PendingList::iterator node);
+  // The thread of an idle instance waiting for work, marked woken (so the next call picks another); null when
+  // every instance is busy or already woken. Requires mu_; notify its `wake` after letting go of mu_.
+  Instance* TakeIdleWaiter();
+  void WakeAll();  // requires mu_
   BatchDecision Decide(SchedulerClock::time_point now);  // requires mu_
   void RunBatch(Instance& instance, size_t index, int64_t rows);
   // Sets `status` as the result of every request in `list`, then Finish.
@@ -80,12 +97,12 @@ class SchedulerImpl final : public Scheduler {
   std::atomic<int64_t> pending_{0};
 
   std::mutex mu_;
-  std::condition_variable work_cv_;     // instance threads wait here for something to do
-  std::condition_variable drained_cv_;  // Stop waits here for the queue to empty
+  std::condition_variable drained_cv_;  // Stop waits here for the queue to empty and callers' runs to end
   RequestQueue queue_;                  // guarded by mu_
   PendingList free_;                    // guarded by mu_: recycled nodes
   std::vector<BatchCandidate> candidates_;  // guarded by mu_: DecideBatch's input, reused
   uint64_t next_sequence_ = 0;          // guarded by mu_
+  int running_on_callers_ = 0;          // guarded by mu_: batches running on callers' threads now
   bool stopping_ = false;               // guarded by mu_: Enqueue refuses, batches flush without delay
   bool exit_ = false;                   // guarded by mu_: instance threads return once idle
 

@@ -49,7 +49,7 @@ BatchDecision DecideBatch(const BatchingRules& rules, std::span<const BatchCandi
     }
   }
 
-  const auto delay = rules.max_queue_delay;
+  const auto delay = rules.work_conserving ? std::chrono::nanoseconds(0) : rules.max_queue_delay;
   const bool delay_expired = flush || (delay.count() > 0 && now - oldest >= delay);
   if (marked_count > 0 && !delay_expired) {
     decision.requests = marked_count;

@@ -13,6 +13,8 @@
 //  * A batch that reached the largest preferred size (or max_batch_size) is sent at once.
 //  * Otherwise, with max_queue_delay 0 whatever is queued is sent at once; with a delay the batch waits until its
 //    oldest request has waited max_queue_delay, then is sent as it is (all that fit, not just a marked size).
+//  * Work-conserving timing (hone's default) is the delay-0 rule whatever max_queue_delay says: the decision is
+//    asked for by a free instance, and a free instance never waits while work is queued.
 //  * `flush` (the scheduler is stopping) acts as if the delay had expired.
 // Without dynamic batching (or without a batch dimension) each request is a batch of its own.
 #pragma once
@@ -31,6 +33,7 @@ struct BatchingRules {
   int64_t max_batch_size = 0;  // 0: no batch dimension (one request a batch)
   std::vector<int64_t> preferred_batch_sizes;  // ascending, each in [1, max_batch_size]
   std::chrono::nanoseconds max_queue_delay{0};
+  bool work_conserving = true;  // false: Triton's fixed wait for max_queue_delay
 };
 
 // One queued request as the policy sees it.

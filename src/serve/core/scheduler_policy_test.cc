@@ -15,6 +15,7 @@ BatchingRules Rules(int64_t max_batch, std::vector<int64_t> preferred, milliseco
   r.max_batch_size = max_batch;
   r.preferred_batch_sizes = std::move(preferred);
   r.max_queue_delay = delay;
+  r.work_conserving = false;  // Triton's rules; the WorkConserving tests switch it back on
   return r;
 }
 
@@ -134,6 +135,29 @@ TEST(DecideBatchTest, DelayCountsFromTheOldestRequestInTheBatch) {
   q[1].arrival = t0 - milliseconds(20);  // a delayed (DELAY policy) request behind a newer one
   BatchDecision d = DecideBatch(Rules(8, {}, milliseconds(10)), q, t0, false);
   EXPECT_EQ(d.requests, 2u);
+}
+
+TEST(DecideBatchTest, WorkConservingSendsALoneRequestAtOnceWhateverTheDelay) {
+  BatchingRules r = Rules(8, {}, milliseconds(100));
+  r.work_conserving = true;
+  BatchDecision d = DecideBatch(r, Queue({1}), t0, false);
+  EXPECT_EQ(d.requests, 1u);
+  EXPECT_EQ(d.rows, 1);
+}
+
+TEST(DecideBatchTest, WorkConservingSendsEverythingThatFitsAndStillStopsAtThePreferredSize) {
+  BatchingRules r = Rules(8, {2, 4}, milliseconds(100));
+  r.work_conserving = true;
+  BatchDecision d = DecideBatch(r, Queue({1, 1, 1, 1, 1}), t0, false);
+  EXPECT_EQ(d.requests, 4u);  // the largest preferred size reached; the fifth forms the next batch
+  EXPECT_EQ(d.rows, 4);
+  d = DecideBatch(Rules(8, {}, milliseconds(100)), Queue({1, 2}), t0, false);
+  EXPECT_FALSE(d.dispatch());  // Triton's timing waits for the delay with the same queue...
+  r = Rules(8, {}, milliseconds(100));
+  r.work_conserving = true;
+  d = DecideBatch(r, Queue({1, 2}), t0, false);
+  EXPECT_EQ(d.requests, 2u);  // ...work-conserving sends all that fit
+  EXPECT_EQ(d.rows, 3);
 }
 
 }  // namespace

@@ -81,6 +81,7 @@ TEST(SchedulerQueueingTest, HighPriorityRequestsFillTheBatchFirst) {
 TEST(SchedulerQueueingTest, RejectTimeoutFailsWithDeadlineExceededWhileOthersWait) {
   SchedulerOptions o = Options("affine", 8);
   o.batching.max_queue_delay = seconds(30);  // nothing sends this batch early: only the timeout acts
+  o.batching.work_conserving = false;  // Triton's timing: the delay holds the batch
   o.batching.default_queue_policy.allow_timeout_override = true;
   Harness h(o, "affine");
   ASSERT_NE(h.scheduler, nullptr);
@@ -213,6 +214,7 @@ TEST(SchedulerQueueingTest, StopFailsQueuedRequestsAndFinishesRunningOnes) {
 TEST(SchedulerQueueingTest, StopWithAGracePeriodRunsWaitingBatchesAtOnce) {
   SchedulerOptions o = Options("affine", 8);
   o.batching.max_queue_delay = seconds(600);
+  o.batching.work_conserving = false;  // Triton's timing: the delay holds the batch
   o.batching.preserve_ordering = true;
   Harness h(o, "affine", 2);
   ASSERT_NE(h.scheduler, nullptr);

@@ -86,7 +86,8 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::Start(Server& server, const Grpc
   HONE_RETURN_IF_ERROR(options.Validate());
   auto impl = std::make_unique<Impl>();
   impl->service = std::make_unique<InferenceService>(server, options.repository_api, impl->repository_work,
-                                                     options.max_message_bytes);
+                                                     options.max_message_bytes,
+                                                     options.run_on_callback_threads ? 1 : 0);
 
   const std::string listen = HostPort(options.host, options.port);
   // Asked first, so that a port in use is one clean error rather than gRPC's own multi-line log of it too.

@@ -34,6 +34,9 @@ struct GrpcServerOptions {
   // Whether RepositoryIndex, RepositoryModelLoad and RepositoryModelUnload may be called (also requires
   // ServerOptions::repository_api); when off they answer PERMISSION_DENIED.
   bool repository_api = true;
+  // One of gRPC's callback threads at a time may run a request's batch itself when the request can start at once
+  // (an instance idle, nothing queued): the lowest latency for a lone request. Off: always the instance's thread.
+  bool run_on_callback_threads = true;
 
   // InvalidArgument naming the field: empty host, port outside 0..65535, max_message_bytes <= 0.
   Status Validate() const;

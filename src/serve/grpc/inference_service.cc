@@ -44,11 +44,12 @@ Status CheckLoadParameters(const inference::RepositoryModelLoadRequest& request)
 }  // namespace
 
 InferenceService::InferenceService(Server& server, bool repository_api, SerialExecutor& repository_work,
-                                   int64_t max_message_bytes)
+                                   int64_t max_message_bytes, int caller_runs)
     : server_(server),
       repository_api_(repository_api),
       max_message_bytes_(max_message_bytes),
-      repository_work_(repository_work) {
+      repository_work_(repository_work),
+      caller_runs_(caller_runs) {
   SetMessageAllocatorFor_ModelInfer(&allocator_);
 }
 
@@ -112,6 +113,8 @@ Reactor* InferenceService::ModelInfer(Context* context, const inference::ModelIn
 
   Reactor* reactor = context->DefaultReactor();
   in_flight_->Begin();
+  CallerRunSlots::Held slot(caller_runs_);
+  converted->may_run_on_caller = slot.held();
   // Runs once, on whichever thread the server completes the request on (or inline here for an early error). It
   // touches only the call (reactor, response, alive until Finish completes), the server facade (which outlives
   // the front end) and the shared in-flight count.

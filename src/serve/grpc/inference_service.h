@@ -16,6 +16,7 @@
 #include <memory>
 #include <string_view>
 
+#include "serve/core/caller_run_slots.h"
 #include "serve/core/server.h"
 #include "serve/grpc/grpc_service.grpc.pb.h"
 #include "serve/grpc/infer_call.h"
@@ -30,8 +31,9 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   // server for responses that fit (InferenceRequest::max_response_bytes), and one that still does not is failed
   // with RESOURCE_EXHAUSTED, logged and counted (Server::RecordUndelivered) rather than left to gRPC, which would
   // fail it without a word while the server counted a success.
+  // `caller_runs`: how many of gRPC's threads may run inference themselves at once (see caller_runs_).
   InferenceService(Server& server, bool repository_api, SerialExecutor& repository_work,
-                   int64_t max_message_bytes = std::numeric_limits<int32_t>::max());
+                   int64_t max_message_bytes = std::numeric_limits<int32_t>::max(), int caller_runs = 1);
 
   // ModelInfer calls whose server callback has not run yet.
   const std::shared_ptr<InFlightCalls>& in_flight() const { return in_flight_; }
@@ -73,6 +75,10 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   const int64_t max_message_bytes_;
   SerialExecutor& repository_work_;
   InferCallAllocator allocator_;
+  // gRPC's callback threads that may run a request's batch themselves when an instance is idle and nothing is
+  // queued (InferenceRequest::may_run_on_caller): no hand-off to the instance's thread and back. gRPC's pool has
+  // other threads for health checks and other calls; one (the default) keeps it from being tied up by a slow model.
+  CallerRunSlots caller_runs_;
   std::shared_ptr<InFlightCalls> in_flight_ = std::make_shared<InFlightCalls>();
 };
 

@@ -63,7 +63,10 @@ Status CheckControlParameters(const BodyBuffer& body) {
 }  // namespace
 
 ApiHandler::ApiHandler(Server& server, ApiOptions options, std::function<void(std::function<void()>)> run_blocking)
-    : server_(server), options_(options), run_blocking_(std::move(run_blocking)) {}
+    : server_(server),
+      options_(options),
+      run_blocking_(std::move(run_blocking)),
+      caller_runs_(options.caller_runs) {}
 
 bool ApiHandler::Track(ReplyCallback& reply) {
   {

@@ -5,7 +5,11 @@
 // thread; the facade promises never to make them wait behind inference. Inference is asynchronous: the reply
 // comes from the scheduler thread that finished the request (the response is serialized there, not on the io
 // thread). Repository load and unload block until the model is loaded, so they run on `run_blocking`'s thread.
-// The io threads therefore never block.
+//
+// One exception, for latency: up to `caller_runs` io threads at a time may run a request's batch themselves when
+// an instance is idle and nothing is queued (InferenceRequest::may_run_on_caller), saving the hand-off to the
+// instance's thread and back (two thread wake-ups, most of a lone request's overhead). The server keeps
+// caller_runs below its io thread count, so one io thread is always free for health checks and other connections.
 #pragma once
 
 #include <condition_variable>
@@ -16,6 +20,7 @@
 #include <optional>
 #include <string>
 
+#include "serve/core/caller_run_slots.h"
 #include "serve/core/server.h"
 #include "serve/http/body_buffer.h"
 #include "serve/http/http_reply.h"
@@ -28,6 +33,7 @@ struct ApiOptions {
   bool serve_metrics = true;   // GET /metrics
   bool repository_api = true;  // the repository extension (also needs the server's options().repository_api)
   size_t max_body_bytes = size_t{64} << 20;  // also bounds a decompressed body
+  int caller_runs = 0;  // io threads that may run inference at once (see the header comment); 0: none
 };
 
 struct ApiRequest {
@@ -65,6 +71,8 @@ class ApiHandler {
   Server& server_;
   const ApiOptions options_;
   std::function<void(std::function<void()>)> run_blocking_;
+
+  CallerRunSlots caller_runs_;  // options_.caller_runs of them
 
   std::mutex mu_;
   std::condition_variable idle_;

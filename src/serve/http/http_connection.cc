@@ -112,8 +112,9 @@ void HttpConnection::OnRequest(beast::error_code ec) {
 
   awaiting_reply_ = true;
   handler_.Handle(std::move(api), [self = shared_from_this(), keep_alive](HttpReply reply) {
-    // Any thread: hop onto the strand to write.
-    asio::post(self->stream_.get_executor(), [self, keep_alive, reply = std::move(reply)]() mutable {
+    // Any thread: onto the strand to write. When the reply comes on this very handler's thread (answered inline,
+    // or the io thread ran the inference itself) dispatch writes at once instead of queueing a hop.
+    asio::dispatch(self->stream_.get_executor(), [self, keep_alive, reply = std::move(reply)]() mutable {
       self->awaiting_reply_ = false;
       self->Send(std::move(reply), !keep_alive);
     });

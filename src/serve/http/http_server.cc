@@ -37,7 +37,8 @@ struct HttpServer::Impl {
         io(options.threads),
         control(1),
         handler(server,
-                ApiOptions{options.serve_api, options.serve_metrics, options.repository_api, options.max_body_bytes},
+                ApiOptions{options.serve_api, options.serve_metrics, options.repository_api, options.max_body_bytes,
+                           options.run_on_io_threads ? options.threads - 1 : 0},
                 [this](std::function<void()> task) { asio::post(control, std::move(task)); }),
         acceptor(asio::make_strand(io)),
         work(asio::make_work_guard(io)) {}

@@ -43,6 +43,10 @@ struct HttpServerOptions {
 
   // Performance and robustness.
   int threads = 2;                              // io threads; more only helps with many busy connections
+  // Up to threads - 1 io threads at a time may run a request's batch themselves when it can start at once (an
+  // instance idle, nothing queued): the lowest latency for a lone request (api_handler.h). Off: always the
+  // instance's thread.
+  bool run_on_io_threads = true;
   std::chrono::seconds idle_timeout{300};       // a keep-alive connection with no new request is closed
   std::chrono::seconds request_timeout{60};     // to receive one request (after its first byte) or send a reply
 

@@ -74,6 +74,10 @@ void ApiHandler::HandleInfer(const Route& route, ApiRequest request, ReplyCallba
 
   ReplyCallback done = std::move(reply);
   if (!Track(done)) return done(HttpReply::Error(503, "the server is shutting down"));
+  // A slot lets this io thread run the batch itself if the request can start at once (api_handler.h); it is held
+  // for the whole call, which returns only after such a run.
+  CallerRunSlots::Held slot(caller_runs_);
+  decoded->request.may_run_on_caller = slot.held();
   server_.Infer(std::move(decoded->request),
                 [&server = server_, format = std::move(decoded->format),
                  coding = ResponseCoding(request.accept_encoding), done = std::move(done)](
