@@ -103,6 +103,22 @@ TEST(InferRequestCodec, NestedAndFlatDataAreTheSame) {
   EXPECT_EQ(nested->request.inputs[0].tensor.shape(), (Shape{2, 3}));
 }
 
+TEST(InferRequestCodec, MixedIntegersAndFractionsFillAFloatTensorInOrder) {
+  // The fast path (no Status per element) and the checked one must agree on every value.
+  auto r = DecodeInferRequest(Body(
+      R"({"inputs":[{"name":"x","shape":[2,3],"datatype":"FP32","data":[[1,2.5,-3],[16777217,0.1,-0.0]]}]})"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Values<float>(r->request.inputs[0].tensor),
+            (std::vector<float>{1, 2.5f, -3, static_cast<float>(16777217.0), 0.1f, -0.0f}));
+  auto d = DecodeInferRequest(Body(R"({"inputs":[{"name":"x","shape":[2],"datatype":"FP64","data":[[0.1],[7]]}]})"));
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(Values<double>(d->request.inputs[0].tensor), (std::vector<double>{0.1, 7}));
+  ExpectError(R"({"inputs":[{"name":"x","shape":[2],"datatype":"INT32","data":[1,2147483648]}]})",
+              "element 1 of 'data': expected an integer in [-2147483648, 2147483647] for INT32");
+  ExpectError(R"({"inputs":[{"name":"x","shape":[2],"datatype":"INT64","data":[[1],[2],[3]]}]})",
+              "expected 2 elements");
+}
+
 TEST(InferRequestCodec, ScalarAndEmptyShapes) {
   auto r = DecodeInferRequest(Body(R"({"inputs":[{"name":"s","shape":[],"datatype":"FP32","data":[2.5]},
                                                  {"name":"e","shape":[0,4],"datatype":"FP32","data":[]}]})"));

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "serve/http/float16.h"
 #include "serve/http/json_writer.h"
@@ -171,6 +173,58 @@ void EachElement(const Tensor& t, Emit emit) {
   }
 }
 
+// The common case without a Status per element: nested arrays of in-range numbers into float, double, int64 or
+// int32. False at the first element it does not handle (a type to check, a value out of range, too many); the
+// caller then walks again with ElementSink, which names the fault.
+template <typename T>
+bool FastWalk(const element& e, T* out, int64_t count, int64_t& index) {
+  simdjson::dom::array array;
+  if (e.get_array().get(array)) return false;
+  for (element child : array) {
+    switch (child.type()) {
+      case element_type::ARRAY:
+        if (!FastWalk(child, out, count, index)) return false;
+        continue;
+      case element_type::DOUBLE:
+        if constexpr (std::is_floating_point_v<T>) {
+          if (index >= count) return false;
+          const T v = static_cast<T>(child.get_double().value_unsafe());
+          if (std::isinf(v)) return false;
+          out[index++] = v;
+          continue;
+        }
+        return false;
+      case element_type::INT64: {
+        if (index >= count) return false;
+        const int64_t v = child.get_int64().value_unsafe();
+        if constexpr (std::is_same_v<T, int32_t>) {
+          if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) return false;
+        }
+        if constexpr (std::is_floating_point_v<T>) {
+          out[index++] = static_cast<T>(static_cast<double>(v));  // as ElementSink converts: through double
+        } else {
+          out[index++] = static_cast<T>(v);
+        }
+        continue;
+      }
+      default: return false;
+    }
+  }
+  return true;
+}
+
+template <typename T>
+bool TryFast(const element& data, int64_t count, std::byte* out) {
+  // Aligned scratch only when `out` is not: tensor buffers are, so this copy is the rare case.
+  int64_t index = 0;
+  if (reinterpret_cast<uintptr_t>(out) % alignof(T) == 0)
+    return FastWalk(data, reinterpret_cast<T*>(out), count, index) && index == count;
+  std::vector<T> scratch(static_cast<size_t>(count));
+  if (!FastWalk(data, scratch.data(), count, index) || index != count) return false;
+  std::memcpy(out, scratch.data(), scratch.size() * sizeof(T));
+  return true;
+}
+
 }  // namespace
 
 int64_t CountJsonElements(const element& data) {
@@ -187,6 +241,15 @@ Status ReadJsonTensorData(const element& data, DataType type, int64_t count, std
   if (data.type() != element_type::ARRAY)
     return Status::InvalidArgument("input '" + std::string(input_name) + "': 'data' must be an array, got " +
                                    std::string(JsonTypeName(data.type())));
+  bool done = false;
+  switch (type) {
+    case DataType::kFp32: done = TryFast<float>(data, count, out); break;
+    case DataType::kFp64: done = TryFast<double>(data, count, out); break;
+    case DataType::kInt64: done = TryFast<int64_t>(data, count, out); break;
+    case DataType::kInt32: done = TryFast<int32_t>(data, count, out); break;
+    default: break;
+  }
+  if (done) return Status::Ok();
   ElementSink sink(type, count, out, input_name);
   HONE_RETURN_IF_ERROR(Walk(data, sink));
   if (sink.written() != count)
