@@ -84,7 +84,7 @@ int32_t GraphLevelFromOptimization(runtime::GraphOptimization level) {
 
 runtime::SessionOptions ServedSessionDefaults() {
   runtime::SessionOptions options;
-  options.stop_spinning_after_run = true;
+  options.allow_spinning = false;
   return options;
 }
 

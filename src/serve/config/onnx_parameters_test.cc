@@ -23,16 +23,20 @@ TEST(ConfigParametersTest, DefaultsWithoutParameters) {
   auto o = FromText("");
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->ToString(), ServedSessionDefaults().ToString());
-  // A served session spins between a run's operators only, not between runs (the server's threads want the cores).
-  EXPECT_TRUE(o->allow_spinning);
-  EXPECT_TRUE(o->stop_spinning_after_run);
+  // A served session does not spin (the server's threads want the cores); ONNX Runtime's default would.
+  EXPECT_FALSE(o->allow_spinning);
+  EXPECT_FALSE(runtime::SessionOptions().allow_spinning == o->allow_spinning);
 }
 
-TEST(ConfigParametersTest, SpinningAfterRunsCanBeKept) {
-  auto o = FromText(Param("session.force_spinning_stop", "0"));
+TEST(ConfigParametersTest, SpinningCanBeTurnedOnForTheWholeRunOrOnlyWithinRuns) {
+  auto o = FromText(Param("session.intra_op.allow_spinning", "1"));
   ASSERT_TRUE(o.ok()) << o.status().ToString();
-  EXPECT_FALSE(o->stop_spinning_after_run);
   EXPECT_NE(o->ToString().find("spin=on"), std::string::npos);
+  o = FromText(Param("session.intra_op.allow_spinning", "1") + Param("session.force_spinning_stop", "1"));
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_TRUE(o->stop_spinning_after_run);
+  EXPECT_NE(o->ToString().find("spin=in-run"), std::string::npos);
+  EXPECT_FALSE(FromText(Param("session.force_spinning_stop", "maybe")).ok());
 }
 
 TEST(ConfigParametersTest, BatchTimingIsTheSchedulersAndChecked) {

@@ -144,6 +144,33 @@ TEST(SchedulerCallerRunTest, RequestsQueuedDuringACallerRunAreServedAfterIt) {
   EXPECT_THAT(h.gate.batches(), ElementsAre(1, 3));
 }
 
+TEST(SchedulerCallerRunTest, UnderLoadTheCallerHandsOffUntilTheLoadHasPassed) {
+  Harness h(Options("affine", 8), "affine", 1, /*hold=*/1);
+  ASSERT_NE(h.scheduler, nullptr);
+  h.Send(AffineRequest(1, 0), "held");
+  ASSERT_TRUE(h.gate.WaitEntered(1));
+  for (int i = 0; i < 40; ++i) h.Send(AffineRequest(1, static_cast<float>(i)), test::Key("r", i));  // a burst
+  h.gate.Open();
+  ASSERT_TRUE(h.out.WaitFor(41));
+  auto ran_on_caller = [&] {
+    std::promise<bool> on_caller;
+    const std::thread::id me = std::this_thread::get_id();
+    h.scheduler->Enqueue(OnCaller(AffineRequest(1, 1)), [&](Result<InferenceResponse> r) {
+      EXPECT_TRUE(IsAffineAnswer(r, 1, 1));
+      on_caller.set_value(std::this_thread::get_id() == me);
+    });
+    auto f = on_caller.get_future();
+    EXPECT_EQ(f.wait_for(test::kWaitLimit), std::future_status::ready);
+    return f.get();
+  };
+  // Idle now, but the burst is recent: the first lone requests still go to the instance's thread...
+  EXPECT_FALSE(ran_on_caller());
+  // ...and once the requests in flight at arrival have averaged down, they run on the caller again.
+  bool on_caller = false;
+  for (int i = 0; i < 200 && !on_caller; ++i) on_caller = ran_on_caller();
+  EXPECT_TRUE(on_caller);
+}
+
 TEST(SchedulerCallerRunTest, StopWaitsForARunOnACallersThread) {
   Harness h(Options("affine", 8), "affine", 1, /*hold=*/1);
   ASSERT_NE(h.scheduler, nullptr);

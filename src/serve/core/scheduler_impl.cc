@@ -120,6 +120,8 @@ void SchedulerImpl::Enqueue(InferenceRequest request, ResponseCallback done) {
   node->sequence = next_sequence_++;
   node->arrival = arrival;
   node->deadline = queue_.DeadlineFor(level, node->request.timeout_us, arrival);
+  in_flight_at_arrival_ += kInFlightSmoothing * (static_cast<double>(pending_.load(std::memory_order_relaxed)) -
+                                                 in_flight_at_arrival_);
   // Counted under the lock so that the request cannot be delivered (and uncounted) before it is counted.
   pending_.fetch_add(1, std::memory_order_relaxed);
   if (stats_) stats_->AddPending(1);
@@ -131,6 +133,9 @@ void SchedulerImpl::Enqueue(InferenceRequest request, ResponseCallback done) {
 }
 
 bool SchedulerImpl::TryRunOnCaller(std::unique_lock<std::mutex>& lock, PendingList::iterator node) {
+  // Only under light load (see in_flight_at_arrival_): under load the caller's thread is a front-end thread that
+  // had better go back to reading requests, so that the next batch fills while this one runs.
+  if (in_flight_at_arrival_ >= kCallerRunLoad * static_cast<double>(instances_.size())) return false;
   // Only what the batcher would start now anyway: nothing queued ahead, and the timing does not make it wait.
   if (!queue_.empty()) return false;
   candidates_.clear();
