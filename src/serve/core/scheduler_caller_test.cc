@@ -153,6 +153,8 @@ TEST(SchedulerCallerRunTest, UnderLoadTheCallerHandsOffUntilTheLoadHasPassed) {
   h.gate.Open();
   ASSERT_TRUE(h.out.WaitFor(41));
   auto ran_on_caller = [&] {
+    // The instance's thread marks the instance free just after delivering; let it, so that only the load decides.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
     std::promise<bool> on_caller;
     const std::thread::id me = std::this_thread::get_id();
     h.scheduler->Enqueue(OnCaller(AffineRequest(1, 1)), [&](Result<InferenceResponse> r) {
