@@ -33,10 +33,10 @@ class HttpClient final : public RemoteClient {
     }
     return status;
   }
-  Result<serve::ModelMetadataInfo> Metadata() override {
+  Result<client::ModelMetadataInfo> Metadata() override {
     return client_->GetModelMetadata(settings_.model, settings_.version);
   }
-  Result<serve::ModelStatsSnapshot> Statistics() override {
+  Result<client::ModelStatsSnapshot> Statistics() override {
     HONE_ASSIGN_OR_RETURN(auto all, client_->GetStatistics(settings_.model, settings_.version));
     if (all.size() != 1) {
       return Status(StatusCode::kFailedPrecondition,
@@ -72,10 +72,10 @@ class GrpcClient final : public RemoteClient {
   Status Infer(std::span<const NamedTensor> inputs, RequestPhases*) override {
     return client_->Infer(settings_.model, settings_.version, inputs).status();
   }
-  Result<serve::ModelMetadataInfo> Metadata() override {
+  Result<client::ModelMetadataInfo> Metadata() override {
     return client_->GetModelMetadata(settings_.model, settings_.version);
   }
-  Result<serve::ModelStatsSnapshot> Statistics() override {
+  Result<client::ModelStatsSnapshot> Statistics() override {
     return client_->Statistics(settings_.model, settings_.version);
   }
   Result<bool> IsModelReady() override { return client_->IsModelReady(settings_.model, settings_.version); }

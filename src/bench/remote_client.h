@@ -10,9 +10,9 @@
 
 #include "base/result.h"
 #include "bench/target.h"  // RequestPhases
-#include "serve/core/model_stats.h"
-#include "serve/core/server.h"  // ModelMetadataInfo
-#include "tensor/npz.h"          // NamedTensor
+#include "client/model_metadata.h"
+#include "client/model_stats.h"
+#include "tensor/npz.h"  // NamedTensor
 
 namespace hone::bench {
 
@@ -38,8 +38,8 @@ class RemoteClient {
   // One inference. `phases` (may be null) gets the client-side send and receive times when the protocol client
   // reports them; it is left untouched (timed false) otherwise.
   virtual Status Infer(std::span<const NamedTensor> inputs, RequestPhases* phases = nullptr) = 0;
-  virtual Result<serve::ModelMetadataInfo> Metadata() = 0;
-  virtual Result<serve::ModelStatsSnapshot> Statistics() = 0;
+  virtual Result<client::ModelMetadataInfo> Metadata() = 0;
+  virtual Result<client::ModelStatsSnapshot> Statistics() = 0;
   virtual Result<bool> IsModelReady() = 0;
   // "KServe v2 HTTP (binary tensors) at 127.0.0.1:8000, model 'fashion'"
   virtual std::string Describe() const = 0;

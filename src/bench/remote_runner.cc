@@ -12,16 +12,16 @@ namespace {
 
 std::string_view ArrivalName(ArrivalProcess p) { return p == ArrivalProcess::kPoisson ? "poisson" : "constant"; }
 
-double PerRequestUs(const serve::DurationStat& before, const serve::DurationStat& after, uint64_t requests) {
+double PerRequestUs(const client::DurationStat& before, const client::DurationStat& after, uint64_t requests) {
   if (requests == 0) return 0;
   return static_cast<double>(after.ns - before.ns) / 1e3 / static_cast<double>(requests);
 }
 
 }  // namespace
 
-runtime::ModelMetadata ToRuntimeMetadata(const serve::ModelMetadataInfo& info) {
+runtime::ModelMetadata ToRuntimeMetadata(const client::ModelMetadataInfo& info) {
   runtime::ModelMetadata metadata;
-  auto convert = [](const serve::TensorMetadata& t) {
+  auto convert = [](const client::TensorMetadata& t) {
     runtime::IoSpec spec;
     spec.name = t.name;
     spec.type = t.type;
@@ -36,7 +36,7 @@ runtime::ModelMetadata ToRuntimeMetadata(const serve::ModelMetadataInfo& info) {
   return metadata;
 }
 
-ServerBreakdown BreakdownBetween(const serve::ModelStatsSnapshot& before, const serve::ModelStatsSnapshot& after) {
+ServerBreakdown BreakdownBetween(const client::ModelStatsSnapshot& before, const client::ModelStatsSnapshot& after) {
   ServerBreakdown b;
   b.requests = after.success.count - before.success.count;
   b.failures = after.fail.count - before.fail.count;
@@ -65,7 +65,7 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
     return Status(StatusCode::kFailedPrecondition,
                   fmt::format("model '{}' is not ready on the server at {}", remote.model, remote.url));
   }
-  HONE_ASSIGN_OR_RETURN(serve::ModelMetadataInfo info, control->Metadata());
+  HONE_ASSIGN_OR_RETURN(client::ModelMetadataInfo info, control->Metadata());
   runtime::ModelMetadata metadata = ToRuntimeMetadata(info);
 
   BenchReport report;
@@ -99,7 +99,7 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
     if (sweep.stopped()) break;
     HONE_ASSIGN_OR_RETURN(RequestSet requests, MakeRequests(pool, point.batch));
     say("measuring " + point.Label() + " against " + remote.url);
-    Result<serve::ModelStatsSnapshot> before = control->Statistics();
+    Result<client::ModelStatsSnapshot> before = control->Statistics();
     ProgressFn on_window = [&](const WindowProgress& w) {
       sweep.Window(i, w);
       if (hooks.window_done) hooks.window_done(w);
@@ -108,7 +108,7 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
     if (result.status().code() == StatusCode::kCancelled) break;
     HONE_RETURN_IF_ERROR(result.status());
     result->request_bytes = RequestBytes(requests);
-    Result<serve::ModelStatsSnapshot> after = control->Statistics();
+    Result<client::ModelStatsSnapshot> after = control->Statistics();
     // A server without the statistics extension still gets measured; it just has no breakdown.
     if (before.ok() && after.ok()) result->server = BreakdownBetween(*before, *after);
     report.points.push_back(std::move(*result));

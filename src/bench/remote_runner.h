@@ -19,9 +19,9 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
 // A model served with max_batch_size > 0 shows -1 as every input's dimension 0 (the batch); one served with
 // max_batch_size 0 shows its inputs' own shapes, so a scalar or a state tensor there makes the inputs whole
 // tensors, as for the model file (ModelMetadata::SharedBatchAxis). The server names no dimensions.
-runtime::ModelMetadata ToRuntimeMetadata(const serve::ModelMetadataInfo& info);
+runtime::ModelMetadata ToRuntimeMetadata(const client::ModelMetadataInfo& info);
 
 // The breakdown between two statistics snapshots of one model version.
-ServerBreakdown BreakdownBetween(const serve::ModelStatsSnapshot& before, const serve::ModelStatsSnapshot& after);
+ServerBreakdown BreakdownBetween(const client::ModelStatsSnapshot& before, const client::ModelStatsSnapshot& after);
 
 }  // namespace hone::bench

@@ -8,16 +8,16 @@
 namespace hone::bench {
 namespace {
 
-serve::TensorMetadata Spec(const char* name, DataType type, Shape shape) {
-  serve::TensorMetadata t;
+client::TensorMetadata Spec(const char* name, DataType type, Shape shape) {
+  client::TensorMetadata t;
   t.name = name;
   t.type = type;
   t.shape = std::move(shape);
   return t;
 }
 
-serve::ModelMetadataInfo Served(std::vector<serve::TensorMetadata> inputs) {
-  serve::ModelMetadataInfo info;
+client::ModelMetadataInfo Served(std::vector<client::TensorMetadata> inputs) {
+  client::ModelMetadataInfo info;
   info.name = "served";
   info.inputs = std::move(inputs);
   info.outputs.push_back(Spec("y", DataType::kFp32, {-1}));

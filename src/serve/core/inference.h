@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "client/inference_response.h"
 #include "tensor/npz.h"  // NamedTensor
 
 namespace hone::serve {
@@ -37,12 +38,10 @@ struct InferenceRequest {
   bool may_run_on_caller = false;
 };
 
-struct InferenceResponse {
-  std::string model_name;
-  int64_t model_version = 0;
-  std::string id;
-  std::vector<NamedTensor> outputs;  // each owns (shares) its bytes; in requested_outputs order
-};
+// The response is the protocol's type (client/inference_response.h), which the HTTP client decodes too. Named here
+// without its namespace because some thirty files of serve (scheduler, front ends, their tests) use it; a
+// using-declaration spares them the churn.
+using client::InferenceResponse;
 
 // Error codes the front ends map to HTTP and gRPC: InvalidArgument (bad request), NotFound (unknown model,
 // version, input or output), Unavailable (queue full, model not ready, server shutting down), DeadlineExceeded

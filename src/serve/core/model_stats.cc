@@ -24,7 +24,7 @@ struct AtomicDuration {
     count.fetch_add(1, kRelaxed);
     ns.fetch_add(duration_ns, kRelaxed);
   }
-  DurationStat Load() const { return {count.load(kRelaxed), ns.load(kRelaxed)}; }
+  client::DurationStat Load() const { return {count.load(kRelaxed), ns.load(kRelaxed)}; }
 };
 
 struct BatchSlot {
@@ -126,9 +126,9 @@ void ModelStats::AddPending(int64_t delta) {
   if (ModelMetrics* m = impl_->metrics.get()) m->pending_requests.Increment(static_cast<double>(delta));
 }
 
-ModelStatsSnapshot ModelStats::Snapshot() const {
+client::ModelStatsSnapshot ModelStats::Snapshot() const {
   const Impl& s = *impl_;
-  ModelStatsSnapshot snap;
+  client::ModelStatsSnapshot snap;
   snap.name = s.name;
   snap.version = s.version;
   snap.last_inference_ms = s.last_inference_ms.load(kRelaxed);
@@ -152,7 +152,9 @@ ModelStatsSnapshot ModelStats::Snapshot() const {
   }
   // Overflow sizes are all outside [1, slot_count]; keep the whole list ascending.
   std::sort(snap.batch_stats.begin(), snap.batch_stats.end(),
-            [](const BatchSizeStats& a, const BatchSizeStats& b) { return a.batch_size < b.batch_size; });
+            [](const client::BatchSizeStats& a, const client::BatchSizeStats& b) {
+              return a.batch_size < b.batch_size;
+            });
   return snap;
 }
 

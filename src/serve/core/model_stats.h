@@ -1,6 +1,7 @@
 // Statistics for one model version, fed by its scheduler, read by the statistics endpoint (Triton's statistics
-// extension) and by /metrics. Recording is thread-safe and cheap (atomics and per-batch-size slots); a snapshot
-// is consistent enough for monitoring (each counter is exact; counters are not read under one lock).
+// extension; the snapshot is the protocol's type, client/model_stats.h) and by /metrics. Recording is thread-safe
+// and cheap (atomics and per-batch-size slots); a snapshot is consistent enough for monitoring (each counter is
+// exact; counters are not read under one lock).
 #pragma once
 
 #include <atomic>
@@ -9,31 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "client/model_stats.h"
+
 namespace hone::serve {
-
-struct DurationStat {
-  uint64_t count = 0;
-  uint64_t ns = 0;
-};
-
-struct BatchSizeStats {
-  int64_t batch_size = 0;
-  DurationStat compute_input, compute_infer, compute_output;
-};
-
-struct ModelStatsSnapshot {
-  std::string name;
-  int64_t version = 0;
-  uint64_t last_inference_ms = 0;  // ms since the Unix epoch of the last completed request; 0: none yet
-  uint64_t inference_count = 0;    // successful inferences, counting each batch row (Triton's inference_count)
-  uint64_t execution_count = 0;    // model executions (batches)
-  DurationStat success;            // request duration, from arrival to response, of successful requests
-  DurationStat fail;               // the same for failed ones
-  DurationStat queue;              // time spent queued (successful requests)
-  DurationStat compute_input, compute_infer, compute_output;  // per request, successful ones
-  std::vector<BatchSizeStats> batch_stats;  // per executed batch size, ascending
-  int64_t pending = 0;  // queued or running now
-};
 
 class MetricsRegistry;  // metrics.h
 
@@ -56,7 +35,7 @@ class ModelStats {
   // Requests queued or running: +1 when one is queued, -1 when its response is delivered.
   void AddPending(int64_t delta);
 
-  ModelStatsSnapshot Snapshot() const;
+  client::ModelStatsSnapshot Snapshot() const;
 
  private:
   struct Impl;

@@ -10,7 +10,7 @@ namespace {
 
 TEST(ModelStatsTest, StartsEmpty) {
   ModelStats stats("m", 3, 8, nullptr);
-  ModelStatsSnapshot s = stats.Snapshot();
+  client::ModelStatsSnapshot s = stats.Snapshot();
   EXPECT_EQ(s.name, "m");
   EXPECT_EQ(s.version, 3);
   EXPECT_EQ(s.last_inference_ms, 0u);
@@ -27,7 +27,7 @@ TEST(ModelStatsTest, RecordsRequestsExecutionsAndPending) {
   stats.RecordSuccess(6000, 500, 10, 100, 1000, 1);
   stats.RecordFailure(700);
   stats.AddPending(-2);
-  ModelStatsSnapshot s = stats.Snapshot();
+  client::ModelStatsSnapshot s = stats.Snapshot();
   EXPECT_EQ(s.success.count, 2u);
   EXPECT_EQ(s.success.ns, 11000u);
   EXPECT_EQ(s.queue.ns, 900u);
@@ -47,7 +47,7 @@ TEST(ModelStatsTest, BatchStatsPerExecutedSizeAscending) {
   stats.RecordExecution(1, 1, 2, 3);
   stats.RecordExecution(4, 1, 2, 3);
   stats.RecordExecution(9, 1, 2, 3);  // beyond max_batch_size: still counted
-  ModelStatsSnapshot s = stats.Snapshot();
+  client::ModelStatsSnapshot s = stats.Snapshot();
   ASSERT_EQ(s.batch_stats.size(), 3u);
   EXPECT_EQ(s.batch_stats[0].batch_size, 1);
   EXPECT_EQ(s.batch_stats[1].batch_size, 4);
@@ -70,7 +70,7 @@ TEST(ModelStatsTest, ConcurrentRecordingLosesNothing) {
       }
     });
   for (auto& t : threads) t.join();
-  ModelStatsSnapshot s = stats.Snapshot();
+  client::ModelStatsSnapshot s = stats.Snapshot();
   EXPECT_EQ(s.success.count, 40000u);
   EXPECT_EQ(s.success.ns, 80000u);
   EXPECT_EQ(s.execution_count, 40000u);

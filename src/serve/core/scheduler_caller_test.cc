@@ -73,7 +73,7 @@ TEST(SchedulerCallerRunTest, RunsOnTheCallingThreadBeforeEnqueueReturns) {
     EXPECT_TRUE(IsAffineAnswer(r, 2, 1));
   });
   EXPECT_EQ(ran_on, std::this_thread::get_id());  // set before Enqueue returned, on this thread
-  ModelStatsSnapshot s = h.stats.Snapshot();
+  client::ModelStatsSnapshot s = h.stats.Snapshot();
   EXPECT_EQ(s.success.count, 1u);
   EXPECT_EQ(s.queue.ns, 0u);  // never queued
 }

@@ -76,7 +76,7 @@ TEST(SchedulerStressTest, ManyClientsEachGetTheirOwnRowsAndStatsAddUp) {
   EXPECT_EQ(callbacks.load(), kThreads * kPerThread);  // and no more after Stop
   EXPECT_EQ(wrong.load(), 0);
 
-  ModelStatsSnapshot s = h.stats.Snapshot();
+  client::ModelStatsSnapshot s = h.stats.Snapshot();
   EXPECT_EQ(s.success.count, static_cast<uint64_t>(sent.valid.load()));
   EXPECT_EQ(s.fail.count, static_cast<uint64_t>(sent.invalid.load()));
   EXPECT_EQ(s.queue.count, s.success.count);
@@ -84,7 +84,7 @@ TEST(SchedulerStressTest, ManyClientsEachGetTheirOwnRowsAndStatsAddUp) {
   EXPECT_EQ(s.inference_count, static_cast<uint64_t>(sent.rows.load()));
   EXPECT_EQ(s.pending, 0);
   uint64_t executions = 0, rows = 0;
-  for (const BatchSizeStats& b : s.batch_stats) {
+  for (const client::BatchSizeStats& b : s.batch_stats) {
     EXPECT_GE(b.batch_size, 1);
     EXPECT_LE(b.batch_size, 8);
     executions += b.compute_infer.count;
@@ -115,7 +115,7 @@ TEST(SchedulerStressTest, StopWhileClientsSendAnswersEveryRequestOnce) {
   EXPECT_EQ(callbacks.load(), kThreads * kPerThread);
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_EQ(h.scheduler->pending(), 0);
-  ModelStatsSnapshot s = h.stats.Snapshot();
+  client::ModelStatsSnapshot s = h.stats.Snapshot();
   EXPECT_EQ(s.success.count + s.fail.count, static_cast<uint64_t>(kThreads * kPerThread));
   EXPECT_EQ(s.pending, 0);
 }

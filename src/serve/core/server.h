@@ -17,11 +17,10 @@
 #include <vector>
 
 #include "base/result.h"
+#include "client/model_metadata.h"
+#include "client/model_stats.h"
 #include "serve/config/model_config.pb.h"
 #include "serve/core/inference.h"
-#include "serve/core/model_stats.h"
-#include "tensor/data_type.h"
-#include "tensor/shape.h"
 
 namespace hone::serve {
 
@@ -43,20 +42,6 @@ struct ServerOptions {
   // A model whose config has no model_warmup gets hone's own warm-up (inputs it generates; skipped with a warning
   // when the model takes none of them). false: such models load without any warm-up.
   bool default_warmup = true;
-};
-
-struct TensorMetadata {
-  std::string name;
-  DataType type = DataType::kInvalid;
-  Shape shape;  // -1 for a dynamic dimension; with max_batch_size > 0 the first dimension is the batch (-1)
-};
-
-struct ModelMetadataInfo {
-  std::string name;
-  std::vector<std::string> versions;  // the ready versions, ascending
-  std::string platform;               // "onnxruntime_onnx"
-  std::vector<TensorMetadata> inputs;
-  std::vector<TensorMetadata> outputs;
 };
 
 struct RepositoryEntry {
@@ -97,11 +82,12 @@ class Server {
 
   // version 0: the highest ready version. NotFound for an unknown model or version.
   virtual Result<bool> IsModelReady(const std::string& name, int64_t version) const = 0;
-  virtual Result<ModelMetadataInfo> ModelMetadata(const std::string& name, int64_t version) const = 0;
+  virtual Result<client::ModelMetadataInfo> ModelMetadata(const std::string& name, int64_t version) const = 0;
   // The completed config (what the model runs with: fields filled from the model and the machine).
   virtual Result<inference::ModelConfig> ModelConfig(const std::string& name, int64_t version) const = 0;
   // name "": every loaded model; version 0: every ready version of `name`.
-  virtual Result<std::vector<ModelStatsSnapshot>> Statistics(const std::string& name, int64_t version) const = 0;
+  virtual Result<std::vector<client::ModelStatsSnapshot>> Statistics(const std::string& name,
+                                                                      int64_t version) const = 0;
 
   virtual std::vector<RepositoryEntry> RepositoryIndex(bool ready_only) const = 0;
   // Loads (or reloads) a model from the repository; blocks until it is ready or failed. A version that fails to

@@ -22,10 +22,10 @@ namespace {
 // How long an unload asked for through the repository API waits for in-flight requests before failing them.
 constexpr auto kUnloadGrace = std::chrono::seconds(60);
 
-std::vector<TensorMetadata> TensorsFrom(const auto& tensors, bool batched) {
-  std::vector<TensorMetadata> out;
+std::vector<client::TensorMetadata> TensorsFrom(const auto& tensors, bool batched) {
+  std::vector<client::TensorMetadata> out;
   for (const auto& tensor : tensors) {
-    TensorMetadata meta;
+    client::TensorMetadata meta;
     meta.name = tensor.name();
     meta.type = FromConfigDataType(tensor.data_type());
     if (batched) meta.shape.push_back(-1);
@@ -108,10 +108,10 @@ class ServerImpl final : public Server {
     return found.status();
   }
 
-  Result<ModelMetadataInfo> ModelMetadata(const std::string& name, int64_t version) const override {
+  Result<client::ModelMetadataInfo> ModelMetadata(const std::string& name, int64_t version) const override {
     HONE_RETURN_IF_ERROR(ValidateModelName(name));
     HONE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedVersion> loaded, manager_.Find(name, version));
-    ModelMetadataInfo info;
+    client::ModelMetadataInfo info;
     info.name = name;
     for (const auto& v : manager_.Loaded(name)) info.versions.push_back(std::to_string(v->version));
     info.platform = loaded->config.platform().empty() ? "onnxruntime_onnx" : loaded->config.platform();
@@ -127,12 +127,12 @@ class ServerImpl final : public Server {
     return loaded->config;
   }
 
-  Result<std::vector<ModelStatsSnapshot>> Statistics(const std::string& name, int64_t version) const override {
+  Result<std::vector<client::ModelStatsSnapshot>> Statistics(const std::string& name, int64_t version) const override {
     if (!name.empty()) {
       HONE_RETURN_IF_ERROR(ValidateModelName(name));
       HONE_RETURN_IF_ERROR(manager_.Find(name, version).status());
     }
-    std::vector<ModelStatsSnapshot> out;
+    std::vector<client::ModelStatsSnapshot> out;
     for (const auto& loaded : manager_.Loaded(name)) {
       if (version != 0 && loaded->version != version) continue;
       out.push_back(loaded->stats->Snapshot());

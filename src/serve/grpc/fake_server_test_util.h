@@ -73,9 +73,9 @@ class FakeServer final : public Server {
     HONE_RETURN_IF_ERROR(Find(name, version));
     return true;
   }
-  Result<ModelMetadataInfo> ModelMetadata(const std::string& name, int64_t version) const override {
+  Result<client::ModelMetadataInfo> ModelMetadata(const std::string& name, int64_t version) const override {
     HONE_RETURN_IF_ERROR(Find(name, version));
-    return ModelMetadataInfo{"echo", {"1"}, "onnxruntime_onnx",
+    return client::ModelMetadataInfo{"echo", {"1"}, "onnxruntime_onnx",
                              {{"x", DataType::kFp32, {-1, 4}}},
                              {{"y", DataType::kFp32, {-1, 4}}, {"n", DataType::kInt64, {1}}}};
   }
@@ -87,9 +87,9 @@ class FakeServer final : public Server {
     config.set_max_batch_size(8);
     return config;
   }
-  Result<std::vector<ModelStatsSnapshot>> Statistics(const std::string& name, int64_t version) const override {
+  Result<std::vector<client::ModelStatsSnapshot>> Statistics(const std::string& name, int64_t version) const override {
     if (!name.empty()) HONE_RETURN_IF_ERROR(Find(name, version));
-    ModelStatsSnapshot s;
+    client::ModelStatsSnapshot s;
     s.name = "echo";
     s.version = 1;
     s.inference_count = 3;
@@ -97,7 +97,7 @@ class FakeServer final : public Server {
     s.success = {3, 3000};
     s.queue = {3, 300};
     s.batch_stats = {{1, {1, 10}, {1, 20}, {1, 30}}, {2, {1, 40}, {1, 50}, {1, 60}}};
-    return std::vector<ModelStatsSnapshot>{s};
+    return std::vector<client::ModelStatsSnapshot>{s};
   }
   std::vector<RepositoryEntry> RepositoryIndex(bool ready_only) const override {
     std::vector<RepositoryEntry> entries = {{"echo", "1", "READY", ""}};

@@ -106,7 +106,7 @@ Result<std::vector<NamedTensor>> GrpcInferClient::Infer(const std::string& model
   return grpc_front::OutputsFromResponse(messages_->response);
 }
 
-Result<ModelMetadataInfo> GrpcInferClient::GetModelMetadata(const std::string& model, int64_t version) {
+Result<client::ModelMetadataInfo> GrpcInferClient::GetModelMetadata(const std::string& model, int64_t version) {
   ::grpc::ClientContext context;
   SetDeadline(&context, shared_->options);
   inference::ModelMetadataRequest request;
@@ -115,11 +115,11 @@ Result<ModelMetadataInfo> GrpcInferClient::GetModelMetadata(const std::string& m
   inference::ModelMetadataResponse response;
   ::grpc::Status status = shared_->stub->ModelMetadata(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status, "ModelMetadata to " + shared_->address);
-  ModelMetadataInfo info;
+  client::ModelMetadataInfo info;
   info.name = response.name();
   info.versions.assign(response.versions().begin(), response.versions().end());
   info.platform = response.platform();
-  auto convert = [&](const auto& tensors, std::vector<TensorMetadata>* out) -> Status {
+  auto convert = [&](const auto& tensors, std::vector<client::TensorMetadata>* out) -> Status {
     for (const auto& t : tensors) {
       std::optional<DataType> type = ParseDataType(t.datatype());
       if (!type) {
@@ -135,7 +135,7 @@ Result<ModelMetadataInfo> GrpcInferClient::GetModelMetadata(const std::string& m
   return info;
 }
 
-Result<ModelStatsSnapshot> GrpcInferClient::Statistics(const std::string& model, int64_t version) {
+Result<client::ModelStatsSnapshot> GrpcInferClient::Statistics(const std::string& model, int64_t version) {
   ::grpc::ClientContext context;
   SetDeadline(&context, shared_->options);
   inference::ModelStatisticsRequest request;

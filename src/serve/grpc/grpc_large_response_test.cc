@@ -65,10 +65,10 @@ class GrpcLargeResponseTest : public ::testing::Test {
     return client_->Infer("big", 0, inputs);
   }
 
-  ModelStatsSnapshot Stats() {
+  client::ModelStatsSnapshot Stats() {
     auto stats = server_->Statistics("big", 0);
     EXPECT_TRUE(stats.ok() && stats->size() == 1);
-    return stats.ok() && !stats->empty() ? (*stats)[0] : ModelStatsSnapshot{};
+    return stats.ok() && !stats->empty() ? (*stats)[0] : client::ModelStatsSnapshot{};
   }
 
   fs::path repository_;

@@ -89,7 +89,7 @@ Reactor* InferenceService::ModelMetadata(Context* context, const inference::Mode
   if (Status s = RequireName(request->name()); !s.ok()) return Finish(context, s);
   Result<int64_t> version = ParseModelVersion(request->version(), ModelWhat(request->name()));
   if (!version.ok()) return Finish(context, version.status());
-  Result<ModelMetadataInfo> info = server_.ModelMetadata(request->name(), *version);
+  Result<client::ModelMetadataInfo> info = server_.ModelMetadata(request->name(), *version);
   if (!info.ok()) return Finish(context, info.status());
   FillModelMetadata(*info, response);
   return Finish(context, Status::Ok());
@@ -153,9 +153,9 @@ Reactor* InferenceService::ModelStatistics(Context* context, const inference::Mo
                                            inference::ModelStatisticsResponse* response) {
   Result<int64_t> version = ParseModelVersion(request->version(), ModelWhat(request->name()));
   if (!version.ok()) return Finish(context, version.status());
-  Result<std::vector<ModelStatsSnapshot>> stats = server_.Statistics(request->name(), *version);
+  Result<std::vector<client::ModelStatsSnapshot>> stats = server_.Statistics(request->name(), *version);
   if (!stats.ok()) return Finish(context, stats.status());
-  for (const ModelStatsSnapshot& snapshot : *stats) FillModelStatistics(snapshot, response->add_model_stats());
+  for (const client::ModelStatsSnapshot& snapshot : *stats) FillModelStatistics(snapshot, response->add_model_stats());
   return Finish(context, Status::Ok());
 }
 

@@ -7,16 +7,16 @@
 namespace hone::serve::grpc_front {
 namespace {
 
-void FillDuration(const DurationStat& from, inference::StatisticDuration* to) {
+void FillDuration(const client::DurationStat& from, inference::StatisticDuration* to) {
   to->set_count(from.count);
   to->set_ns(from.ns);
 }
 
-DurationStat ReadDuration(const inference::StatisticDuration& from) { return {from.count(), from.ns()}; }
+client::DurationStat ReadDuration(const inference::StatisticDuration& from) { return {from.count(), from.ns()}; }
 
-void FillTensors(const std::vector<TensorMetadata>& tensors,
+void FillTensors(const std::vector<client::TensorMetadata>& tensors,
                  google::protobuf::RepeatedPtrField<inference::ModelMetadataResponse::TensorMetadata>* to) {
-  for (const TensorMetadata& tensor : tensors) {
+  for (const client::TensorMetadata& tensor : tensors) {
     auto* entry = to->Add();
     entry->set_name(tensor.name);
     entry->set_datatype(std::string(DataTypeName(tensor.type)));
@@ -32,7 +32,7 @@ void FillServerMetadata(const ServerMetadataInfo& info, inference::ServerMetadat
   for (const std::string& extension : info.extensions) message->add_extensions(extension);
 }
 
-void FillModelMetadata(const ModelMetadataInfo& info, inference::ModelMetadataResponse* message) {
+void FillModelMetadata(const client::ModelMetadataInfo& info, inference::ModelMetadataResponse* message) {
   message->set_name(info.name);
   for (const std::string& version : info.versions) message->add_versions(version);
   message->set_platform(info.platform);
@@ -40,7 +40,7 @@ void FillModelMetadata(const ModelMetadataInfo& info, inference::ModelMetadataRe
   FillTensors(info.outputs, message->mutable_outputs());
 }
 
-void FillModelStatistics(const ModelStatsSnapshot& stats, inference::ModelStatistics* message) {
+void FillModelStatistics(const client::ModelStatsSnapshot& stats, inference::ModelStatistics* message) {
   message->set_name(stats.name);
   message->set_version(ModelVersionToString(stats.version));
   message->set_last_inference(stats.last_inference_ms);
@@ -53,7 +53,7 @@ void FillModelStatistics(const ModelStatsSnapshot& stats, inference::ModelStatis
   FillDuration(stats.compute_input, infer->mutable_compute_input());
   FillDuration(stats.compute_infer, infer->mutable_compute_infer());
   FillDuration(stats.compute_output, infer->mutable_compute_output());
-  for (const BatchSizeStats& batch : stats.batch_stats) {
+  for (const client::BatchSizeStats& batch : stats.batch_stats) {
     auto* entry = message->add_batch_stats();
     entry->set_batch_size(static_cast<uint64_t>(batch.batch_size));
     FillDuration(batch.compute_input, entry->mutable_compute_input());
@@ -72,8 +72,8 @@ void FillRepositoryIndex(const std::vector<RepositoryEntry>& entries, inference:
   }
 }
 
-Result<ModelStatsSnapshot> StatsFromProto(const inference::ModelStatistics& message) {
-  ModelStatsSnapshot stats;
+Result<client::ModelStatsSnapshot> StatsFromProto(const inference::ModelStatistics& message) {
+  client::ModelStatsSnapshot stats;
   stats.name = message.name();
   HONE_ASSIGN_OR_RETURN(stats.version, ParseModelVersion(message.version(), "statistics of model '" +
                                                                                message.name() + "'"));
@@ -88,7 +88,7 @@ Result<ModelStatsSnapshot> StatsFromProto(const inference::ModelStatistics& mess
   stats.compute_infer = ReadDuration(infer.compute_infer());
   stats.compute_output = ReadDuration(infer.compute_output());
   for (const auto& batch : message.batch_stats()) {
-    stats.batch_stats.push_back(BatchSizeStats{static_cast<int64_t>(batch.batch_size()),
+    stats.batch_stats.push_back(client::BatchSizeStats{static_cast<int64_t>(batch.batch_size()),
                                                ReadDuration(batch.compute_input()),
                                                ReadDuration(batch.compute_infer()),
                                                ReadDuration(batch.compute_output())});

@@ -13,13 +13,13 @@ namespace hone::serve::grpc_front {
 
 void FillServerMetadata(const ServerMetadataInfo& info, inference::ServerMetadataResponse* message);
 // Datatypes by their KServe names, shapes as given (-1 for a dynamic dimension).
-void FillModelMetadata(const ModelMetadataInfo& info, inference::ModelMetadataResponse* message);
+void FillModelMetadata(const client::ModelMetadataInfo& info, inference::ModelMetadataResponse* message);
 // Triton's statistics extension: version as a string, last_inference in ms, durations as count and ns, one
 // batch_stats entry per executed batch size. (`pending` has no field in the protocol.)
-void FillModelStatistics(const ModelStatsSnapshot& stats, inference::ModelStatistics* message);
+void FillModelStatistics(const client::ModelStatsSnapshot& stats, inference::ModelStatistics* message);
 void FillRepositoryIndex(const std::vector<RepositoryEntry>& entries, inference::RepositoryIndexResponse* message);
 
 // The other way, for the client. InvalidArgument, naming the model, for a version that is not a number.
-Result<ModelStatsSnapshot> StatsFromProto(const inference::ModelStatistics& message);
+Result<client::ModelStatsSnapshot> StatsFromProto(const inference::ModelStatistics& message);
 
 }  // namespace hone::serve::grpc_front

@@ -8,8 +8,8 @@ namespace {
 
 using ::testing::ElementsAre;
 
-ModelStatsSnapshot SampleStats() {
-  ModelStatsSnapshot s;
+client::ModelStatsSnapshot SampleStats() {
+  client::ModelStatsSnapshot s;
   s.name = "fashion";
   s.version = 2;
   s.last_inference_ms = 1700000000123;
@@ -52,7 +52,7 @@ TEST(MetadataCodecTest, StatisticsRoundTrip) {
   FillModelStatistics(SampleStats(), &m);
   auto back = StatsFromProto(m);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
-  ModelStatsSnapshot s = SampleStats();
+  client::ModelStatsSnapshot s = SampleStats();
   EXPECT_EQ(back->name, s.name);
   EXPECT_EQ(back->version, s.version);
   EXPECT_EQ(back->last_inference_ms, s.last_inference_ms);
@@ -72,7 +72,7 @@ TEST(MetadataCodecTest, StatisticsRoundTrip) {
 }
 
 TEST(MetadataCodecTest, ModelMetadata) {
-  ModelMetadataInfo info{"fashion", {"1", "2"}, "onnxruntime_onnx",
+  client::ModelMetadataInfo info{"fashion", {"1", "2"}, "onnxruntime_onnx",
                          {{"input", DataType::kFp32, {-1, 1, 28, 28}}},
                          {{"logits", DataType::kFp32, {-1, 10}}, {"mask", DataType::kBool, {-1}}}};
   inference::ModelMetadataResponse m;

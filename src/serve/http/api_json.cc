@@ -5,7 +5,7 @@
 namespace hone::serve::http {
 namespace {
 
-void WriteTensorMetadata(JsonWriter& w, const std::vector<TensorMetadata>& tensors) {
+void WriteTensorMetadata(JsonWriter& w, const std::vector<client::TensorMetadata>& tensors) {
   w.BeginArray();
   for (const auto& t : tensors) {
     w.BeginObject();
@@ -20,7 +20,7 @@ void WriteTensorMetadata(JsonWriter& w, const std::vector<TensorMetadata>& tenso
   w.EndArray();
 }
 
-void WriteDuration(JsonWriter& w, std::string_view key, const DurationStat& d) {
+void WriteDuration(JsonWriter& w, std::string_view key, const client::DurationStat& d) {
   w.Key(key);
   w.BeginObject();
   w.Field("count", d.count);
@@ -44,7 +44,7 @@ std::string ServerMetadataJson(const ServerMetadataInfo& info) {
   return out;
 }
 
-std::string ModelMetadataJson(const ModelMetadataInfo& info) {
+std::string ModelMetadataJson(const client::ModelMetadataInfo& info) {
   std::string out;
   JsonWriter w(out);
   w.BeginObject();
@@ -62,7 +62,7 @@ std::string ModelMetadataJson(const ModelMetadataInfo& info) {
   return out;
 }
 
-std::string StatisticsJson(const std::vector<ModelStatsSnapshot>& stats) {
+std::string StatisticsJson(const std::vector<client::ModelStatsSnapshot>& stats) {
   std::string out;
   out.reserve(512 * stats.size() + 32);
   JsonWriter w(out);

@@ -18,8 +18,8 @@
 namespace hone::serve::http {
 
 std::string ServerMetadataJson(const ServerMetadataInfo& info);
-std::string ModelMetadataJson(const ModelMetadataInfo& info);
-std::string StatisticsJson(const std::vector<ModelStatsSnapshot>& stats);
+std::string ModelMetadataJson(const client::ModelMetadataInfo& info);
+std::string StatisticsJson(const std::vector<client::ModelStatsSnapshot>& stats);
 std::string RepositoryIndexJson(const std::vector<RepositoryEntry>& entries);
 
 }  // namespace hone::serve::http

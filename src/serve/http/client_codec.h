@@ -42,10 +42,10 @@ Result<InferenceResponse> DecodeInferResponse(std::span<const std::byte> body, s
 Status ErrorFromReply(int http_status, std::string_view body);
 
 // Parses Triton's statistics extension JSON ({"model_stats":[...]}).
-Result<std::vector<ModelStatsSnapshot>> ParseStatisticsJson(std::string_view json);
+Result<std::vector<client::ModelStatsSnapshot>> ParseStatisticsJson(std::string_view json);
 
 // Parses KServe v2 model metadata JSON.
-Result<ModelMetadataInfo> ParseModelMetadataJson(std::string_view json);
+Result<client::ModelMetadataInfo> ParseModelMetadataJson(std::string_view json);
 
 // Percent-encodes everything but RFC 3986's unreserved characters, for a model name in a path.
 std::string PercentEncode(std::string_view s);

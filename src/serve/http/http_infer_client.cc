@@ -186,13 +186,13 @@ Result<InferenceResponse> HttpInferClient::Infer(const std::string& model, int64
 
 const HttpInferClient::CallTimes& HttpInferClient::last_call_times() const { return impl_->times; }
 
-Result<std::vector<ModelStatsSnapshot>> HttpInferClient::GetStatistics(const std::string& model, int64_t version) {
+Result<std::vector<client::ModelStatsSnapshot>> HttpInferClient::GetStatistics(const std::string& model, int64_t version) {
   const std::string target = model.empty() ? "/v2/models/stats" : ModelPath(model, version) + "/stats";
   HONE_ASSIGN_OR_RETURN(std::string json, impl_->GetJson(target));
   return ParseStatisticsJson(json);
 }
 
-Result<ModelMetadataInfo> HttpInferClient::GetModelMetadata(const std::string& model, int64_t version) {
+Result<client::ModelMetadataInfo> HttpInferClient::GetModelMetadata(const std::string& model, int64_t version) {
   HONE_ASSIGN_OR_RETURN(std::string json, impl_->GetJson(ModelPath(model, version)));
   return ParseModelMetadataJson(json);
 }

@@ -49,8 +49,8 @@ class HttpInferClient {
   const CallTimes& last_call_times() const;
 
   // GET /v2/models/{model}[/versions/{version}]/stats; model "": every model.
-  Result<std::vector<ModelStatsSnapshot>> GetStatistics(const std::string& model, int64_t version = 0);
-  Result<ModelMetadataInfo> GetModelMetadata(const std::string& model, int64_t version = 0);
+  Result<std::vector<client::ModelStatsSnapshot>> GetStatistics(const std::string& model, int64_t version = 0);
+  Result<client::ModelMetadataInfo> GetModelMetadata(const std::string& model, int64_t version = 0);
   Result<bool> IsServerLive();
   Result<bool> IsServerReady();
   Result<bool> IsModelReady(const std::string& model, int64_t version = 0);

@@ -153,12 +153,12 @@ TEST(Float16, KnownValuesAndRounding) {
 }
 
 TEST(ApiJson, StatisticsHaveTritonsShape) {
-  ModelStatsSnapshot s;
+  client::ModelStatsSnapshot s;
   s.name = "m";
   s.version = 2;
   s.inference_count = 5;
   s.success = {5, 500};
-  BatchSizeStats b;
+  client::BatchSizeStats b;
   b.batch_size = 4;
   b.compute_infer = {1, 99};
   s.batch_stats = {b};
@@ -176,7 +176,7 @@ TEST(ApiJson, StatisticsHaveTritonsShape) {
 }
 
 TEST(ApiJson, MetadataAndIndex) {
-  ModelMetadataInfo info;
+  client::ModelMetadataInfo info;
   info.name = "m";
   info.versions = {"1", "2"};
   info.platform = "onnxruntime_onnx";

@@ -47,9 +47,9 @@ class TestServer : public Server {
     return name != "loading";
   }
 
-  Result<ModelMetadataInfo> ModelMetadata(const std::string& name, int64_t version) const override {
+  Result<client::ModelMetadataInfo> ModelMetadata(const std::string& name, int64_t version) const override {
     HONE_RETURN_IF_ERROR(Known(name, version));
-    ModelMetadataInfo info;
+    client::ModelMetadataInfo info;
     info.name = name;
     info.versions = {"1"};
     info.platform = "onnxruntime_onnx";
@@ -66,9 +66,9 @@ class TestServer : public Server {
     return config;
   }
 
-  Result<std::vector<ModelStatsSnapshot>> Statistics(const std::string& name, int64_t version) const override {
+  Result<std::vector<client::ModelStatsSnapshot>> Statistics(const std::string& name, int64_t version) const override {
     if (!name.empty()) HONE_RETURN_IF_ERROR(Known(name, version));
-    ModelStatsSnapshot s;
+    client::ModelStatsSnapshot s;
     s.name = name.empty() ? "echo" : name;
     s.version = 1;
     s.last_inference_ms = 1700000000123;
@@ -80,13 +80,13 @@ class TestServer : public Server {
     s.compute_input = {4, 40};
     s.compute_infer = {4, 4400};
     s.compute_output = {4, 44};
-    BatchSizeStats b;
+    client::BatchSizeStats b;
     b.batch_size = 4;
     b.compute_input = {3, 30};
     b.compute_infer = {3, 3300};
     b.compute_output = {3, 33};
     s.batch_stats = {b};
-    return std::vector<ModelStatsSnapshot>{s};
+    return std::vector<client::ModelStatsSnapshot>{s};
   }
 
   std::vector<RepositoryEntry> RepositoryIndex(bool ready_only) const override {
