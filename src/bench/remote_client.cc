@@ -4,7 +4,7 @@
 
 #include <charconv>
 
-#include "serve/grpc/grpc_infer_client.h"
+#include "client/grpc_infer_client.h"
 #include "serve/http/http_infer_client.h"
 
 namespace hone::bench {
@@ -61,7 +61,7 @@ class HttpClient final : public RemoteClient {
 
 class GrpcClient final : public RemoteClient {
  public:
-  GrpcClient(RemoteSettings settings, std::unique_ptr<serve::GrpcInferClient> client)
+  GrpcClient(RemoteSettings settings, std::unique_ptr<client::GrpcInferClient> client)
       : settings_(std::move(settings)), client_(std::move(client)) {}
 
   // A clone shares the channel (gRPC multiplexes calls over one HTTP/2 connection, as tritonclient does).
@@ -85,7 +85,7 @@ class GrpcClient final : public RemoteClient {
 
  private:
   RemoteSettings settings_;
-  std::unique_ptr<serve::GrpcInferClient> client_;
+  std::unique_ptr<client::GrpcInferClient> client_;
 };
 
 }  // namespace
@@ -119,7 +119,7 @@ Result<std::unique_ptr<RemoteClient>> RemoteClient::Connect(const RemoteSettings
     HONE_ASSIGN_OR_RETURN(auto client, serve::http::HttpInferClient::Connect(host, static_cast<uint16_t>(port)));
     return std::unique_ptr<RemoteClient>(new HttpClient(settings, host, port, std::move(client)));
   }
-  HONE_ASSIGN_OR_RETURN(auto client, serve::GrpcInferClient::Connect(host, port));
+  HONE_ASSIGN_OR_RETURN(auto client, client::GrpcInferClient::Connect(host, port));
   return std::unique_ptr<RemoteClient>(new GrpcClient(settings, std::move(client)));
 }
 

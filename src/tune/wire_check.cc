@@ -9,8 +9,8 @@
 
 #include "check/compare.h"
 #include "check/model_outputs.h"
+#include "client/grpc_infer_client.h"
 #include "runtime/session.h"
-#include "serve/grpc/grpc_infer_client.h"
 #include "serve/http/http_infer_client.h"
 #include "tensor/npz.h"
 
@@ -26,8 +26,8 @@ Result<InferFn> Connect(const WireCheckSettings& s) {
   int port = 0;
   HONE_RETURN_IF_ERROR(bench::ParseUrl(s.url, &host, &port));
   if (s.protocol == bench::RemoteProtocol::kGrpc) {
-    HONE_ASSIGN_OR_RETURN(std::unique_ptr<serve::GrpcInferClient> grpc, serve::GrpcInferClient::Connect(host, port));
-    std::shared_ptr<serve::GrpcInferClient> client = std::move(grpc);
+    HONE_ASSIGN_OR_RETURN(std::unique_ptr<client::GrpcInferClient> grpc, client::GrpcInferClient::Connect(host, port));
+    std::shared_ptr<client::GrpcInferClient> client = std::move(grpc);
     return InferFn([client, model = s.model_name](std::span<const NamedTensor> inputs) {
       return client->Infer(model, 0, inputs);
     });

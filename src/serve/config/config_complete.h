@@ -10,9 +10,9 @@
 #include <string>
 
 #include "base/status.h"
+#include "client/model_config.pb.h"
 #include "runtime/model_metadata.h"
 #include "serve/config/config_validate.h"
-#include "serve/config/model_config.pb.h"
 
 namespace hone::serve {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "serve/config/model_config.pb.h"
+#include "client/model_config.pb.h"
 
 namespace hone::serve {
 

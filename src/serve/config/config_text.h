@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "base/result.h"
-#include "serve/config/model_config.pb.h"
+#include "client/model_config.pb.h"
 
 namespace hone::serve {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "serve/config/model_config.pb.h"
+#include "client/model_config.pb.h"
 #include "tensor/data_type.h"
 #include "tensor/shape.h"
 

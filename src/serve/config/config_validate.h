@@ -11,7 +11,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "serve/config/model_config.pb.h"
+#include "client/model_config.pb.h"
 
 namespace hone::serve {
 

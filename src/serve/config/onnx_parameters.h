@@ -25,8 +25,8 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "client/model_config.pb.h"
 #include "runtime/session_options.h"
-#include "serve/config/model_config.pb.h"
 
 namespace hone::serve {
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "base/result.h"
+#include "client/model_config.pb.h"
 #include "serve/config/config_validate.h"
-#include "serve/config/model_config.pb.h"
 
 namespace hone::serve {
 

@@ -16,7 +16,7 @@
 #include <optional>
 
 #include "base/result.h"
-#include "serve/config/model_config.pb.h"
+#include "client/model_config.pb.h"
 #include "tensor/shape.h"
 
 namespace hone::serve {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "serve/config/model_config.pb.h"
+#include "client/model_config.pb.h"
 
 namespace hone::serve {
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "base/result.h"
+#include "client/model_config.pb.h"
 #include "serve/config/config_validate.h"
-#include "serve/config/model_config.pb.h"
 #include "tensor/npz.h"  // NamedTensor
 
 namespace hone::serve {

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "base/result.h"
+#include "client/model_config.pb.h"
 #include "runtime/session.h"
 #include "serve/config/config_validate.h"
-#include "serve/config/model_config.pb.h"
 
 namespace hone::serve {
 

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "base/result.h"
+#include "client/model_config.pb.h"
 #include "runtime/model_metadata.h"
 #include "serve/config/config_validate.h"
-#include "serve/config/model_config.pb.h"
 #include "serve/core/io_reshape.h"
 #include "serve/core/model_stats.h"
 #include "serve/core/scheduler.h"

@@ -1,7 +1,7 @@
 // The scheduler's settings from a model's completed config (Triton's field meanings).
 #pragma once
 
-#include "serve/config/model_config.pb.h"
+#include "client/model_config.pb.h"
 #include "serve/core/scheduler.h"
 
 namespace hone::serve {

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "base/result.h"
+#include "client/model_config.pb.h"
 #include "client/model_metadata.h"
 #include "client/model_stats.h"
-#include "serve/config/model_config.pb.h"
 #include "serve/core/inference.h"
 
 namespace hone::serve {

@@ -76,8 +76,8 @@ class FakeServer final : public Server {
   Result<client::ModelMetadataInfo> ModelMetadata(const std::string& name, int64_t version) const override {
     HONE_RETURN_IF_ERROR(Find(name, version));
     return client::ModelMetadataInfo{"echo", {"1"}, "onnxruntime_onnx",
-                             {{"x", DataType::kFp32, {-1, 4}}},
-                             {{"y", DataType::kFp32, {-1, 4}}, {"n", DataType::kInt64, {1}}}};
+                                     {{"x", DataType::kFp32, {-1, 4}}},
+                                     {{"y", DataType::kFp32, {-1, 4}}, {"n", DataType::kInt64, {1}}}};
   }
   Result<inference::ModelConfig> ModelConfig(const std::string& name, int64_t version) const override {
     HONE_RETURN_IF_ERROR(Find(name, version));

@@ -9,10 +9,10 @@
 #include <gtest/gtest.h>
 
 #include "base/version.h"
+#include "client/grpc_infer_client.h"
+#include "client/grpc_service.grpc.pb.h"
 #include "serve/core/server.h"
-#include "serve/grpc/grpc_infer_client.h"
 #include "serve/grpc/grpc_server.h"
-#include "serve/grpc/grpc_service.grpc.pb.h"
 #include "tensor/npy.h"
 #include "tensor/npz.h"
 
@@ -21,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
+using client::GrpcInferClient;
 
 constexpr int64_t kImages = 4;  // the completed config's default max_batch_size
 

@@ -1,5 +1,5 @@
 // The client against a real gRPC front end over the Server test double.
-#include "serve/grpc/grpc_infer_client.h"
+#include "client/grpc_infer_client.h"
 
 #include <thread>
 
@@ -12,6 +12,8 @@
 namespace hone::serve {
 namespace {
 
+using client::GrpcClientOptions;
+using client::GrpcInferClient;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 

@@ -8,8 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "client/grpc_infer_client.h"
 #include "serve/core/server.h"
-#include "serve/grpc/grpc_infer_client.h"
 #include "serve/grpc/grpc_server.h"
 
 namespace hone::serve {
@@ -17,6 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using client::GrpcInferClient;
 
 // big_output.onnx (src/serve/core/testdata): x FP32 [1] -> y FP32 [18350080], x repeated, 70 MiB.
 constexpr int64_t kBigElements = 70 * 1024 * 1024 / 4;

@@ -12,13 +12,13 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "serve/grpc/host_port.h"
+#include "client/host_port.h"
 #include "serve/grpc/inference_service.h"
 #include "serve/grpc/serial_executor.h"
 
 namespace hone::serve {
 
-using grpc_front::HostPort;
+using client::HostPort;
 using grpc_front::InferenceService;
 using grpc_front::SerialExecutor;
 

@@ -12,9 +12,9 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include "client/grpc_service.grpc.pb.h"
 #include "serve/grpc/fake_server_test_util.h"
 #include "serve/grpc/grpc_server.h"
-#include "serve/grpc/grpc_service.grpc.pb.h"
 
 namespace hone::serve::fake {
 

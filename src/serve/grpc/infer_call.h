@@ -14,7 +14,7 @@
 #include <grpcpp/server_context.h>
 #include <grpcpp/support/message_allocator.h>
 
-#include "serve/grpc/grpc_service.pb.h"
+#include "client/grpc_service.pb.h"
 
 namespace hone::serve::grpc_front {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <utility>
 
-#include "serve/grpc/model_version.h"
-#include "serve/grpc/tensor_contents.h"
+#include "client/model_version.h"
+#include "client/tensor_contents.h"
 
 namespace hone::serve::grpc_front {
 namespace {
@@ -72,11 +72,11 @@ Result<Tensor> DecodeInput(const ModelInferRequest& message, int i, const std::s
     if (has_contents)
       return Invalid(what + ": has contents, but the request carries raw_input_contents; expected one or the "
                      "other for all inputs");
-    return TensorFromRaw(what, type, std::move(shape), message.raw_input_contents(i));
+    return client::TensorFromRaw(what, type, std::move(shape), message.raw_input_contents(i));
   }
-  HONE_ASSIGN_OR_RETURN(size_t bytes, ExpectedByteSize(what, type, shape));
+  HONE_ASSIGN_OR_RETURN(size_t bytes, client::ExpectedByteSize(what, type, shape));
   if (!has_contents && bytes > 0) return Invalid(what + ": no data, expected raw_input_contents or contents");
-  return TensorFromContents(what, type, std::move(shape), input.contents());
+  return client::TensorFromContents(what, type, std::move(shape), input.contents());
 }
 
 Status ReadInputs(const ModelInferRequest& message, std::vector<NamedTensor>* inputs) {
@@ -124,7 +124,7 @@ Result<InferenceRequest> ToInferenceRequest(const ModelInferRequest& message,
   if (message.model_name().empty()) return Invalid("expected a model_name");
   request.model_name = message.model_name();
   HONE_ASSIGN_OR_RETURN(request.model_version,
-                        ParseModelVersion(message.model_version(), "model '" + message.model_name() + "'"));
+                        client::ParseModelVersion(message.model_version(), "model '" + message.model_name() + "'"));
   request.id = message.id();
   HONE_RETURN_IF_ERROR(ReadParameters(message.parameters(), &request));
   HONE_RETURN_IF_ERROR(ReadInputs(message, &request.inputs));
@@ -136,7 +136,7 @@ Result<InferenceRequest> ToInferenceRequest(const ModelInferRequest& message,
 Status ToModelInferResponse(const InferenceResponse& response, inference::ModelInferResponse* message) {
   message->Clear();
   message->set_model_name(response.model_name);
-  message->set_model_version(ModelVersionToString(response.model_version));
+  message->set_model_version(client::ModelVersionToString(response.model_version));
   message->set_id(response.id);
   message->mutable_outputs()->Reserve(static_cast<int>(response.outputs.size()));
   message->mutable_raw_output_contents()->Reserve(static_cast<int>(response.outputs.size()));

@@ -16,8 +16,8 @@
 #include <memory>
 
 #include "base/result.h"
+#include "client/grpc_service.pb.h"
 #include "serve/core/inference.h"
-#include "serve/grpc/grpc_service.pb.h"
 
 namespace hone::serve::grpc_front {
 

@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "serve/grpc/codec_test_util.h"
+#include "client/grpc_codec_test_util.h"
 
 namespace hone::serve::grpc_front {
 namespace {
@@ -14,8 +14,8 @@ using inference::ModelInferRequest;
 using inference::ModelInferResponse;
 using ::testing::HasSubstr;
 
-using test::Bytes;
-using test::kFixedTypes;
+using client::test::Bytes;
+using client::test::kFixedTypes;
 
 // A request with one FP32 input "x" [1, 2] = {1, 2} as raw contents.
 ModelInferRequest SimpleRequest() {

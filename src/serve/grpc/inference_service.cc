@@ -6,10 +6,10 @@
 
 #include "base/log.h"
 
-#include "serve/grpc/grpc_status.h"
+#include "client/grpc_status.h"
+#include "client/model_version.h"
 #include "serve/grpc/infer_codec.h"
 #include "serve/grpc/metadata_codec.h"
-#include "serve/grpc/model_version.h"
 
 namespace hone::serve::grpc_front {
 namespace {
@@ -19,7 +19,7 @@ using Reactor = InferenceService::Reactor;
 // Every RPC but ModelInfer and the repository's load/unload answers inline: finish the call with `status`.
 Reactor* Finish(::grpc::CallbackServerContext* context, const Status& status) {
   Reactor* reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(status));
+  reactor->Finish(client::ToGrpcStatus(status));
   return reactor;
 }
 
@@ -68,7 +68,7 @@ Reactor* InferenceService::ServerReady(Context* context, const inference::Server
 Reactor* InferenceService::ModelReady(Context* context, const inference::ModelReadyRequest* request,
                                       inference::ModelReadyResponse* response) {
   if (Status s = RequireName(request->name()); !s.ok()) return Finish(context, s);
-  Result<int64_t> version = ParseModelVersion(request->version(), ModelWhat(request->name()));
+  Result<int64_t> version = client::ParseModelVersion(request->version(), ModelWhat(request->name()));
   if (!version.ok()) return Finish(context, version.status());
   Result<bool> ready = server_.IsModelReady(request->name(), *version);
   // As Triton answers it: a model or version the server does not know is simply not ready (a readiness poll
@@ -87,7 +87,7 @@ Reactor* InferenceService::ServerMetadata(Context* context, const inference::Ser
 Reactor* InferenceService::ModelMetadata(Context* context, const inference::ModelMetadataRequest* request,
                                          inference::ModelMetadataResponse* response) {
   if (Status s = RequireName(request->name()); !s.ok()) return Finish(context, s);
-  Result<int64_t> version = ParseModelVersion(request->version(), ModelWhat(request->name()));
+  Result<int64_t> version = client::ParseModelVersion(request->version(), ModelWhat(request->name()));
   if (!version.ok()) return Finish(context, version.status());
   Result<client::ModelMetadataInfo> info = server_.ModelMetadata(request->name(), *version);
   if (!info.ok()) return Finish(context, info.status());
@@ -132,7 +132,7 @@ Reactor* InferenceService::ModelInfer(Context* context, const inference::ModelIn
       server_.RecordUndelivered(result->model_name, result->model_version);
       response->Clear();
     }
-    reactor->Finish(ToGrpcStatus(status));
+    reactor->Finish(client::ToGrpcStatus(status));
     in_flight->End();
   });
   return reactor;
@@ -141,7 +141,7 @@ Reactor* InferenceService::ModelInfer(Context* context, const inference::ModelIn
 Reactor* InferenceService::ModelConfig(Context* context, const inference::ModelConfigRequest* request,
                                        inference::ModelConfigResponse* response) {
   if (Status s = RequireName(request->name()); !s.ok()) return Finish(context, s);
-  Result<int64_t> version = ParseModelVersion(request->version(), ModelWhat(request->name()));
+  Result<int64_t> version = client::ParseModelVersion(request->version(), ModelWhat(request->name()));
   if (!version.ok()) return Finish(context, version.status());
   Result<inference::ModelConfig> config = server_.ModelConfig(request->name(), *version);
   if (!config.ok()) return Finish(context, config.status());
@@ -151,7 +151,7 @@ Reactor* InferenceService::ModelConfig(Context* context, const inference::ModelC
 
 Reactor* InferenceService::ModelStatistics(Context* context, const inference::ModelStatisticsRequest* request,
                                            inference::ModelStatisticsResponse* response) {
-  Result<int64_t> version = ParseModelVersion(request->version(), ModelWhat(request->name()));
+  Result<int64_t> version = client::ParseModelVersion(request->version(), ModelWhat(request->name()));
   if (!version.ok()) return Finish(context, version.status());
   Result<std::vector<client::ModelStatsSnapshot>> stats = server_.Statistics(request->name(), *version);
   if (!stats.ok()) return Finish(context, stats.status());
@@ -175,8 +175,9 @@ Reactor* InferenceService::RepositoryIndex(Context* context, const inference::Re
 
 Reactor* InferenceService::RunBlocking(Context* context, std::function<Status()> work) {
   Reactor* reactor = context->DefaultReactor();
-  bool queued = repository_work_.Submit([reactor, work = std::move(work)] { reactor->Finish(ToGrpcStatus(work())); });
-  if (!queued) reactor->Finish(ToGrpcStatus(Status::Unavailable("the server is shutting down")));
+  bool queued =
+      repository_work_.Submit([reactor, work = std::move(work)] { reactor->Finish(client::ToGrpcStatus(work())); });
+  if (!queued) reactor->Finish(client::ToGrpcStatus(Status::Unavailable("the server is shutting down")));
   return reactor;
 }
 

@@ -16,9 +16,9 @@
 #include <memory>
 #include <string_view>
 
+#include "client/grpc_service.grpc.pb.h"
 #include "serve/core/caller_run_slots.h"
 #include "serve/core/server.h"
-#include "serve/grpc/grpc_service.grpc.pb.h"
 #include "serve/grpc/infer_call.h"
 #include "serve/grpc/serial_executor.h"
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "serve/grpc/model_version.h"
+#include "client/model_version.h"
 
 namespace hone::serve::grpc_front {
 namespace {
@@ -11,8 +11,6 @@ void FillDuration(const client::DurationStat& from, inference::StatisticDuration
   to->set_count(from.count);
   to->set_ns(from.ns);
 }
-
-client::DurationStat ReadDuration(const inference::StatisticDuration& from) { return {from.count(), from.ns()}; }
 
 void FillTensors(const std::vector<client::TensorMetadata>& tensors,
                  google::protobuf::RepeatedPtrField<inference::ModelMetadataResponse::TensorMetadata>* to) {
@@ -42,7 +40,7 @@ void FillModelMetadata(const client::ModelMetadataInfo& info, inference::ModelMe
 
 void FillModelStatistics(const client::ModelStatsSnapshot& stats, inference::ModelStatistics* message) {
   message->set_name(stats.name);
-  message->set_version(ModelVersionToString(stats.version));
+  message->set_version(client::ModelVersionToString(stats.version));
   message->set_last_inference(stats.last_inference_ms);
   message->set_inference_count(stats.inference_count);
   message->set_execution_count(stats.execution_count);
@@ -70,30 +68,6 @@ void FillRepositoryIndex(const std::vector<RepositoryEntry>& entries, inference:
     model->set_state(entry.state);
     model->set_reason(entry.reason);
   }
-}
-
-Result<client::ModelStatsSnapshot> StatsFromProto(const inference::ModelStatistics& message) {
-  client::ModelStatsSnapshot stats;
-  stats.name = message.name();
-  HONE_ASSIGN_OR_RETURN(stats.version, ParseModelVersion(message.version(), "statistics of model '" +
-                                                                               message.name() + "'"));
-  stats.last_inference_ms = message.last_inference();
-  stats.inference_count = message.inference_count();
-  stats.execution_count = message.execution_count();
-  const auto& infer = message.inference_stats();
-  stats.success = ReadDuration(infer.success());
-  stats.fail = ReadDuration(infer.fail());
-  stats.queue = ReadDuration(infer.queue());
-  stats.compute_input = ReadDuration(infer.compute_input());
-  stats.compute_infer = ReadDuration(infer.compute_infer());
-  stats.compute_output = ReadDuration(infer.compute_output());
-  for (const auto& batch : message.batch_stats()) {
-    stats.batch_stats.push_back(client::BatchSizeStats{static_cast<int64_t>(batch.batch_size()),
-                                               ReadDuration(batch.compute_input()),
-                                               ReadDuration(batch.compute_infer()),
-                                               ReadDuration(batch.compute_output())});
-  }
-  return stats;
 }
 
 }  // namespace hone::serve::grpc_front

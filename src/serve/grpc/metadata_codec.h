@@ -1,13 +1,13 @@
-// The server facade's answers (metadata, statistics, repository index) as the protocol's messages, and statistics
-// back for the client. Pure functions, unit-tested on their own.
+// The server facade's answers (metadata, statistics, repository index) as the protocol's messages (the client reads
+// statistics back in client/grpc_client_codec.h). Pure functions, unit-tested on their own.
 #pragma once
 
 #include <vector>
 
-#include "base/result.h"
-#include "serve/core/model_stats.h"
+#include "client/grpc_service.pb.h"
+#include "client/model_metadata.h"
+#include "client/model_stats.h"
 #include "serve/core/server.h"
-#include "serve/grpc/grpc_service.pb.h"
 
 namespace hone::serve::grpc_front {
 
@@ -18,8 +18,5 @@ void FillModelMetadata(const client::ModelMetadataInfo& info, inference::ModelMe
 // batch_stats entry per executed batch size. (`pending` has no field in the protocol.)
 void FillModelStatistics(const client::ModelStatsSnapshot& stats, inference::ModelStatistics* message);
 void FillRepositoryIndex(const std::vector<RepositoryEntry>& entries, inference::RepositoryIndexResponse* message);
-
-// The other way, for the client. InvalidArgument, naming the model, for a version that is not a number.
-Result<client::ModelStatsSnapshot> StatsFromProto(const inference::ModelStatistics& message);
 
 }  // namespace hone::serve::grpc_front

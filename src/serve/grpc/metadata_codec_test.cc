@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "client/grpc_client_codec.h"  // StatsFromProto, for the round trip
+
 namespace hone::serve::grpc_front {
 namespace {
 
@@ -50,7 +52,7 @@ TEST(MetadataCodecTest, StatisticsKnownAnswer) {
 TEST(MetadataCodecTest, StatisticsRoundTrip) {
   inference::ModelStatistics m;
   FillModelStatistics(SampleStats(), &m);
-  auto back = StatsFromProto(m);
+  auto back = client::StatsFromProto(m);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   client::ModelStatsSnapshot s = SampleStats();
   EXPECT_EQ(back->name, s.name);
@@ -66,15 +68,15 @@ TEST(MetadataCodecTest, StatisticsRoundTrip) {
   EXPECT_EQ(back->pending, 0);  // not in the protocol
 
   m.set_version("two");
-  EXPECT_EQ(StatsFromProto(m).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(StatsFromProto(m).status().message(),
+  EXPECT_EQ(client::StatsFromProto(m).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(client::StatsFromProto(m).status().message(),
             "statistics of model 'fashion': version 'two': expected a positive integer or \"\"");
 }
 
 TEST(MetadataCodecTest, ModelMetadata) {
   client::ModelMetadataInfo info{"fashion", {"1", "2"}, "onnxruntime_onnx",
-                         {{"input", DataType::kFp32, {-1, 1, 28, 28}}},
-                         {{"logits", DataType::kFp32, {-1, 10}}, {"mask", DataType::kBool, {-1}}}};
+                                 {{"input", DataType::kFp32, {-1, 1, 28, 28}}},
+                                 {{"logits", DataType::kFp32, {-1, 10}}, {"mask", DataType::kBool, {-1}}}};
   inference::ModelMetadataResponse m;
   FillModelMetadata(info, &m);
   EXPECT_EQ(m.name(), "fashion");

@@ -1,4 +1,4 @@
-#include "serve/grpc/tensor_contents.h"
+#include "client/tensor_contents.h"
 
 #include <cstring>
 #include <limits>
@@ -6,7 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace hone::serve::grpc_front {
+namespace hone::client {
 namespace {
 
 using ::testing::HasSubstr;
@@ -234,4 +234,4 @@ TEST(TensorContentsTest, ToContentsRoundTripsEveryTypeWithAField) {
 }
 
 }  // namespace
-}  // namespace hone::serve::grpc_front
+}  // namespace hone::client

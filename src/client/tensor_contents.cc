@@ -1,4 +1,4 @@
-#include "serve/grpc/tensor_contents.h"
+#include "client/tensor_contents.h"
 
 #include <array>
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <utility>
 
-namespace hone::serve::grpc_front {
+namespace hone::client {
 namespace {
 
 using google::protobuf::RepeatedField;
@@ -186,4 +186,4 @@ Status TensorToContents(std::string_view what, const Tensor& tensor, InferTensor
   return Status::Ok();
 }
 
-}  // namespace hone::serve::grpc_front
+}  // namespace hone::client

@@ -11,10 +11,10 @@
 #include <string_view>
 
 #include "base/result.h"
-#include "serve/grpc/grpc_service.pb.h"
+#include "client/grpc_service.pb.h"
 #include "tensor/tensor.h"
 
-namespace hone::serve::grpc_front {
+namespace hone::client {
 
 // "fp32_contents" for FP32 and so on; "" for FP16, BF16 and INVALID, which no contents field carries.
 std::string_view ContentsFieldFor(DataType type);
@@ -40,4 +40,4 @@ Result<Tensor> TensorFromContents(std::string_view what, DataType type, Shape sh
 // FP16 and BF16, which have no field.
 Status TensorToContents(std::string_view what, const Tensor& tensor, inference::InferTensorContents* contents);
 
-}  // namespace hone::serve::grpc_front
+}  // namespace hone::client

@@ -1,8 +1,8 @@
-#include "serve/grpc/grpc_status.h"
+#include "client/grpc_status.h"
 
 #include <string>
 
-namespace hone::serve::grpc_front {
+namespace hone::client {
 
 // Both enums follow the canonical code list (google.rpc.Code); pin the ends so that a change on either side breaks
 // the build rather than the mapping.
@@ -25,4 +25,4 @@ Status FromGrpcStatus(const ::grpc::Status& status, std::string_view what) {
   return Status(hone_code, std::string(what) + ": " + status.error_message());
 }
 
-}  // namespace hone::serve::grpc_front
+}  // namespace hone::client

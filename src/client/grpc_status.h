@@ -8,7 +8,7 @@
 
 #include "base/status.h"
 
-namespace hone::serve::grpc_front {
+namespace hone::client {
 
 // The gRPC status a handler returns for `status` (OK for ok).
 ::grpc::Status ToGrpcStatus(const Status& status);
@@ -17,4 +17,4 @@ namespace hone::serve::grpc_front {
 // message of an error, so that a failure names the call and the server.
 Status FromGrpcStatus(const ::grpc::Status& status, std::string_view what);
 
-}  // namespace hone::serve::grpc_front
+}  // namespace hone::client

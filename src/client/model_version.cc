@@ -1,8 +1,8 @@
-#include "serve/grpc/model_version.h"
+#include "client/model_version.h"
 
 #include <charconv>
 
-namespace hone::serve::grpc_front {
+namespace hone::client {
 
 Result<int64_t> ParseModelVersion(std::string_view text, std::string_view what) {
   if (text.empty() || text == "-1") return int64_t{0};
@@ -19,4 +19,4 @@ Result<int64_t> ParseModelVersion(std::string_view text, std::string_view what) 
 
 std::string ModelVersionToString(int64_t version) { return version == 0 ? std::string() : std::to_string(version); }
 
-}  // namespace hone::serve::grpc_front
+}  // namespace hone::client

@@ -23,7 +23,7 @@
 #include "client/model_stats.h"
 #include "tensor/npz.h"  // NamedTensor
 
-namespace hone::serve {
+namespace hone::client {
 
 struct GrpcClientOptions {
   std::chrono::milliseconds connect_timeout{5000};  // Connect fails (Unavailable) if not connected by then
@@ -76,4 +76,4 @@ class GrpcInferClient {
   std::unique_ptr<Messages> messages_;
 };
 
-}  // namespace hone::serve
+}  // namespace hone::client

@@ -1,17 +1,14 @@
-#include "serve/grpc/grpc_infer_client.h"
+#include "client/grpc_infer_client.h"
 
 #include <grpcpp/grpcpp.h>
 
-#include "serve/grpc/client_codec.h"
-#include "serve/grpc/grpc_service.grpc.pb.h"
-#include "serve/grpc/grpc_status.h"
-#include "serve/grpc/host_port.h"
-#include "serve/grpc/metadata_codec.h"
-#include "serve/grpc/model_version.h"
+#include "client/grpc_client_codec.h"
+#include "client/grpc_service.grpc.pb.h"
+#include "client/grpc_status.h"
+#include "client/host_port.h"
+#include "client/model_version.h"
 
-namespace hone::serve {
-
-using grpc_front::FromGrpcStatus;
+namespace hone::client {
 
 struct GrpcInferClient::Shared {
   std::string address;
@@ -41,7 +38,7 @@ Result<std::unique_ptr<GrpcInferClient>> GrpcInferClient::Connect(const std::str
     return Status::InvalidArgument("gRPC port " + std::to_string(port) + ": expected 1..65535");
   auto shared = std::make_shared<Shared>();
   if (host.empty()) return Status::InvalidArgument("gRPC host: expected a name or address");
-  shared->address = grpc_front::HostPort(host, port);
+  shared->address = HostPort(host, port);
   shared->options = options;
   ::grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
@@ -88,7 +85,7 @@ Result<bool> GrpcInferClient::IsModelReady(const std::string& model, int64_t ver
   SetDeadline(&context, shared_->options);
   inference::ModelReadyRequest request;
   request.set_name(model);
-  request.set_version(grpc_front::ModelVersionToString(version));
+  request.set_version(ModelVersionToString(version));
   inference::ModelReadyResponse response;
   ::grpc::Status status = shared_->stub->ModelReady(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status, "ModelReady to " + shared_->address);
@@ -98,12 +95,12 @@ Result<bool> GrpcInferClient::IsModelReady(const std::string& model, int64_t ver
 Result<std::vector<NamedTensor>> GrpcInferClient::Infer(const std::string& model, int64_t version,
                                                         std::span<const NamedTensor> inputs,
                                                         std::span<const std::string> outputs) {
-  HONE_RETURN_IF_ERROR(grpc_front::FillModelInferRequest(model, version, inputs, outputs, &messages_->request));
+  HONE_RETURN_IF_ERROR(FillModelInferRequest(model, version, inputs, outputs, &messages_->request));
   ::grpc::ClientContext context;
   SetDeadline(&context, shared_->options);
   ::grpc::Status status = shared_->stub->ModelInfer(&context, messages_->request, &messages_->response);
   if (!status.ok()) return FromGrpcStatus(status, "ModelInfer to " + shared_->address);
-  return grpc_front::OutputsFromResponse(messages_->response);
+  return OutputsFromResponse(messages_->response);
 }
 
 Result<client::ModelMetadataInfo> GrpcInferClient::GetModelMetadata(const std::string& model, int64_t version) {
@@ -111,7 +108,7 @@ Result<client::ModelMetadataInfo> GrpcInferClient::GetModelMetadata(const std::s
   SetDeadline(&context, shared_->options);
   inference::ModelMetadataRequest request;
   request.set_name(model);
-  request.set_version(grpc_front::ModelVersionToString(version));
+  request.set_version(ModelVersionToString(version));
   inference::ModelMetadataResponse response;
   ::grpc::Status status = shared_->stub->ModelMetadata(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status, "ModelMetadata to " + shared_->address);
@@ -140,7 +137,7 @@ Result<client::ModelStatsSnapshot> GrpcInferClient::Statistics(const std::string
   SetDeadline(&context, shared_->options);
   inference::ModelStatisticsRequest request;
   request.set_name(model);
-  request.set_version(grpc_front::ModelVersionToString(version));
+  request.set_version(ModelVersionToString(version));
   inference::ModelStatisticsResponse response;
   ::grpc::Status status = shared_->stub->ModelStatistics(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status, "ModelStatistics to " + shared_->address);
@@ -152,7 +149,7 @@ Result<client::ModelStatsSnapshot> GrpcInferClient::Statistics(const std::string
     return Status::FailedPrecondition("model '" + model + "' is served in versions " + versions +
                                       "; expected one version to be named");
   }
-  return grpc_front::StatsFromProto(response.model_stats(0));
+  return StatsFromProto(response.model_stats(0));
 }
 
-}  // namespace hone::serve
+}  // namespace hone::client

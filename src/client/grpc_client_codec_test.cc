@@ -1,35 +1,19 @@
-#include "serve/grpc/client_codec.h"
+#include "client/grpc_client_codec.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "serve/grpc/codec_test_util.h"
+#include "client/grpc_codec_test_util.h"
 
-#include "serve/grpc/infer_codec.h"
-
-namespace hone::serve::grpc_front {
+namespace hone::client {
 namespace {
 
 using inference::ModelInferRequest;
 using inference::ModelInferResponse;
 using ::testing::HasSubstr;
 
+using test::Alternating;
 using test::Bytes;
-using test::kFixedTypes;
-
-// A tensor of `type` whose elements are 0, 1, 0, 1... (valid for every type, BOOL included).
-Tensor Alternating(DataType type, Shape shape) {
-  Tensor t = *Tensor::Allocate(type, std::move(shape));
-  for (size_t i = 0, k = 0; i < t.byte_size(); i += ElementSize(type), ++k)
-    t.mutable_data()[i] = std::byte{static_cast<unsigned char>(k % 2)};
-  return t;
-}
-
-std::vector<NamedTensor> EveryType() {
-  std::vector<NamedTensor> tensors;
-  for (DataType type : kFixedTypes) tensors.push_back({"t_" + std::string(DataTypeName(type)), Alternating(type, {2, 3})});
-  return tensors;
-}
 
 TEST(ClientCodecTest, RequestKnownAnswer) {
   std::vector<NamedTensor> inputs = {{"x", Alternating(DataType::kFp32, {1, 4})}};
@@ -76,39 +60,6 @@ TEST(ClientCodecTest, RequestErrors) {
   EXPECT_EQ(FillModelInferRequest("m", 0, empty, {}, &m).message(), "input 'x': expected a tensor");
 }
 
-// Client request -> server's InferenceRequest: every type arrives with its bytes.
-TEST(ClientCodecTest, EveryTypeRoundTripsThroughTheServerCodec) {
-  std::vector<NamedTensor> inputs = EveryType();
-  ModelInferRequest m;
-  ASSERT_TRUE(FillModelInferRequest("m", 1, inputs, {}, &m).ok());
-  auto request = ToInferenceRequest(m, nullptr);
-  ASSERT_TRUE(request.ok()) << request.status().ToString();
-  ASSERT_EQ(request->inputs.size(), inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    EXPECT_EQ(request->inputs[i].name, inputs[i].name);
-    EXPECT_EQ(request->inputs[i].tensor.type(), inputs[i].tensor.type());
-    EXPECT_EQ(request->inputs[i].tensor.shape(), inputs[i].tensor.shape());
-    EXPECT_EQ(Bytes(request->inputs[i].tensor), Bytes(inputs[i].tensor));
-  }
-}
-
-// Server's InferenceResponse -> client outputs: every type comes back owning its bytes.
-TEST(ClientCodecTest, EveryTypeRoundTripsFromTheServerCodec) {
-  InferenceResponse response{"m", 1, "", EveryType()};
-  ModelInferResponse m;
-  ASSERT_TRUE(ToModelInferResponse(response, &m).ok());
-  auto outputs = OutputsFromResponse(m);
-  ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
-  ASSERT_EQ(outputs->size(), response.outputs.size());
-  for (size_t i = 0; i < outputs->size(); ++i) {
-    EXPECT_EQ((*outputs)[i].name, response.outputs[i].name);
-    EXPECT_EQ((*outputs)[i].tensor.type(), response.outputs[i].tensor.type());
-    EXPECT_EQ((*outputs)[i].tensor.shape(), response.outputs[i].tensor.shape());
-    EXPECT_EQ(Bytes((*outputs)[i].tensor), Bytes(response.outputs[i].tensor));
-    EXPECT_TRUE((*outputs)[i].tensor.owns_data());
-  }
-}
-
 // A server that answers with typed contents (Triton does, for some clients' requests) is understood too.
 TEST(ClientCodecTest, OutputsFromTypedContents) {
   ModelInferResponse m;
@@ -151,4 +102,4 @@ TEST(ClientCodecTest, MalformedResponses) {
 }
 
 }  // namespace
-}  // namespace hone::serve::grpc_front
+}  // namespace hone::client

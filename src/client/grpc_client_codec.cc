@@ -1,12 +1,12 @@
-#include "serve/grpc/client_codec.h"
+#include "client/grpc_client_codec.h"
 
 #include <cstring>
 #include <utility>
 
-#include "serve/grpc/model_version.h"
-#include "serve/grpc/tensor_contents.h"
+#include "client/model_version.h"
+#include "client/tensor_contents.h"
 
-namespace hone::serve::grpc_front {
+namespace hone::client {
 namespace {
 
 // A response that does not match its own metadata is the server's fault, not the caller's: Internal.
@@ -28,6 +28,8 @@ Result<NamedTensor> DecodeOutput(const inference::ModelInferResponse& message, i
   // The view borrows the response message, which the client reuses: hand out a copy that owns its bytes.
   return NamedTensor{output.name(), view->Clone()};
 }
+
+DurationStat ReadDuration(const inference::StatisticDuration& from) { return {from.count(), from.ns()}; }
 
 }  // namespace
 
@@ -67,4 +69,28 @@ Result<std::vector<NamedTensor>> OutputsFromResponse(const inference::ModelInfer
   return outputs;
 }
 
-}  // namespace hone::serve::grpc_front
+Result<ModelStatsSnapshot> StatsFromProto(const inference::ModelStatistics& message) {
+  ModelStatsSnapshot stats;
+  stats.name = message.name();
+  HONE_ASSIGN_OR_RETURN(stats.version, ParseModelVersion(message.version(), "statistics of model '" +
+                                                                               message.name() + "'"));
+  stats.last_inference_ms = message.last_inference();
+  stats.inference_count = message.inference_count();
+  stats.execution_count = message.execution_count();
+  const auto& infer = message.inference_stats();
+  stats.success = ReadDuration(infer.success());
+  stats.fail = ReadDuration(infer.fail());
+  stats.queue = ReadDuration(infer.queue());
+  stats.compute_input = ReadDuration(infer.compute_input());
+  stats.compute_infer = ReadDuration(infer.compute_infer());
+  stats.compute_output = ReadDuration(infer.compute_output());
+  for (const auto& batch : message.batch_stats()) {
+    stats.batch_stats.push_back(BatchSizeStats{static_cast<int64_t>(batch.batch_size()),
+                                               ReadDuration(batch.compute_input()),
+                                               ReadDuration(batch.compute_infer()),
+                                               ReadDuration(batch.compute_output())});
+  }
+  return stats;
+}
+
+}  // namespace hone::client

@@ -7,7 +7,7 @@
 
 #include "base/result.h"
 
-namespace hone::serve::grpc_front {
+namespace hone::client {
 
 // "" -> 0 (the server picks); "3" -> 3; "-1" -> 0 too, as Triton reads it ("the latest"). InvalidArgument, naming
 // `what` ("model 'm'") and the text, for anything else but a positive decimal integer that fits int64 (no sign,
@@ -17,4 +17,4 @@ Result<int64_t> ParseModelVersion(std::string_view text, std::string_view what);
 // 3 -> "3"; 0 -> "" (no version).
 std::string ModelVersionToString(int64_t version);
 
-}  // namespace hone::serve::grpc_front
+}  // namespace hone::client

@@ -3,11 +3,11 @@
 
 #include <string>
 
-namespace hone::serve::grpc_front {
+namespace hone::client {
 
 inline std::string HostPort(const std::string& host, int port) {
   bool ipv6 = host.find(':') != std::string::npos && host.front() != '[';
   return (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
-}  // namespace hone::serve::grpc_front
+}  // namespace hone::client

@@ -1,5 +1,6 @@
-// ModelInfer's messages on the client side (what `hone bench --url` sends and reads): hone tensors into a request
-// with raw_input_contents, and a response's outputs back into tensors. Pure functions, unit-tested on their own.
+// The client's side of the gRPC messages (what `hone bench --url` sends and reads): hone tensors into a ModelInfer
+// request with raw_input_contents, a response's outputs back into tensors, and a model's statistics back into a
+// snapshot. Pure functions, unit-tested on their own.
 #pragma once
 
 #include <cstdint>
@@ -8,10 +9,11 @@
 #include <vector>
 
 #include "base/result.h"
-#include "serve/grpc/grpc_service.pb.h"
+#include "client/grpc_service.pb.h"
+#include "client/model_stats.h"
 #include "tensor/npz.h"  // NamedTensor
 
-namespace hone::serve::grpc_front {
+namespace hone::client {
 
 // Rebuilds `message` for one request: model, version (0: ""), each input's name, datatype and shape, its bytes in
 // raw_input_contents, and the requested outputs (empty: all). Clearing a protobuf message keeps the storage of its
@@ -25,4 +27,8 @@ Status FillModelInferRequest(const std::string& model, int64_t version, std::spa
 // that does not add up (sizes, counts, unknown datatype); Unimplemented for BYTES outputs.
 Result<std::vector<NamedTensor>> OutputsFromResponse(const inference::ModelInferResponse& message);
 
-}  // namespace hone::serve::grpc_front
+// One model version's statistics (Triton's statistics extension) as a snapshot; the server's side is
+// serve/grpc/metadata_codec.h. InvalidArgument, naming the model, for a version that is not a number.
+Result<ModelStatsSnapshot> StatsFromProto(const inference::ModelStatistics& message);
+
+}  // namespace hone::client
