@@ -5,7 +5,7 @@
 #include <charconv>
 
 #include "client/grpc_infer_client.h"
-#include "serve/http/http_infer_client.h"
+#include "client/http_infer_client.h"
 
 namespace hone::bench {
 namespace {
@@ -13,14 +13,14 @@ namespace {
 class HttpClient final : public RemoteClient {
  public:
   HttpClient(RemoteSettings settings, std::string host, int port,
-             std::unique_ptr<serve::http::HttpInferClient> client)
+             std::unique_ptr<client::HttpInferClient> client)
       : settings_(std::move(settings)), host_(std::move(host)), port_(port), client_(std::move(client)) {
     options_.binary_inputs = settings_.binary;
     options_.binary_outputs = settings_.binary;
   }
 
   Result<std::unique_ptr<RemoteClient>> Clone() const override {
-    HONE_ASSIGN_OR_RETURN(auto client, serve::http::HttpInferClient::Connect(host_, static_cast<uint16_t>(port_)));
+    HONE_ASSIGN_OR_RETURN(auto client, client::HttpInferClient::Connect(host_, static_cast<uint16_t>(port_)));
     return std::unique_ptr<RemoteClient>(new HttpClient(settings_, host_, port_, std::move(client)));
   }
   Status Infer(std::span<const NamedTensor> inputs, RequestPhases* phases) override {
@@ -55,8 +55,8 @@ class HttpClient final : public RemoteClient {
   RemoteSettings settings_;
   std::string host_;
   int port_;
-  std::unique_ptr<serve::http::HttpInferClient> client_;
-  serve::http::ClientInferOptions options_;
+  std::unique_ptr<client::HttpInferClient> client_;
+  client::ClientInferOptions options_;
 };
 
 class GrpcClient final : public RemoteClient {
@@ -116,7 +116,7 @@ Result<std::unique_ptr<RemoteClient>> RemoteClient::Connect(const RemoteSettings
   int port = 0;
   HONE_RETURN_IF_ERROR(ParseUrl(settings.url, &host, &port));
   if (settings.protocol == RemoteProtocol::kHttp) {
-    HONE_ASSIGN_OR_RETURN(auto client, serve::http::HttpInferClient::Connect(host, static_cast<uint16_t>(port)));
+    HONE_ASSIGN_OR_RETURN(auto client, client::HttpInferClient::Connect(host, static_cast<uint16_t>(port)));
     return std::unique_ptr<RemoteClient>(new HttpClient(settings, host, port, std::move(client)));
   }
   HONE_ASSIGN_OR_RETURN(auto client, client::GrpcInferClient::Connect(host, port));

@@ -103,7 +103,7 @@ Result<std::vector<NamedTensor>> GrpcInferClient::Infer(const std::string& model
   return OutputsFromResponse(messages_->response);
 }
 
-Result<client::ModelMetadataInfo> GrpcInferClient::GetModelMetadata(const std::string& model, int64_t version) {
+Result<ModelMetadataInfo> GrpcInferClient::GetModelMetadata(const std::string& model, int64_t version) {
   ::grpc::ClientContext context;
   SetDeadline(&context, shared_->options);
   inference::ModelMetadataRequest request;
@@ -112,11 +112,11 @@ Result<client::ModelMetadataInfo> GrpcInferClient::GetModelMetadata(const std::s
   inference::ModelMetadataResponse response;
   ::grpc::Status status = shared_->stub->ModelMetadata(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status, "ModelMetadata to " + shared_->address);
-  client::ModelMetadataInfo info;
+  ModelMetadataInfo info;
   info.name = response.name();
   info.versions.assign(response.versions().begin(), response.versions().end());
   info.platform = response.platform();
-  auto convert = [&](const auto& tensors, std::vector<client::TensorMetadata>* out) -> Status {
+  auto convert = [&](const auto& tensors, std::vector<TensorMetadata>* out) -> Status {
     for (const auto& t : tensors) {
       std::optional<DataType> type = ParseDataType(t.datatype());
       if (!type) {
@@ -132,7 +132,7 @@ Result<client::ModelMetadataInfo> GrpcInferClient::GetModelMetadata(const std::s
   return info;
 }
 
-Result<client::ModelStatsSnapshot> GrpcInferClient::Statistics(const std::string& model, int64_t version) {
+Result<ModelStatsSnapshot> GrpcInferClient::Statistics(const std::string& model, int64_t version) {
   ::grpc::ClientContext context;
   SetDeadline(&context, shared_->options);
   inference::ModelStatisticsRequest request;

@@ -62,11 +62,11 @@ class GrpcInferClient {
 
   // The model's metadata (name, versions, platform, inputs and outputs with KServe type names and -1 for dynamic
   // dimensions). InvalidArgument for a datatype hone does not know.
-  Result<client::ModelMetadataInfo> GetModelMetadata(const std::string& model, int64_t version = 0);
+  Result<ModelMetadataInfo> GetModelMetadata(const std::string& model, int64_t version = 0);
 
   // The server's cumulative statistics for `model` (version 0: the one version it serves; FailedPrecondition if it
   // serves several, naming them). Subtract two snapshots for a window's figures.
-  Result<client::ModelStatsSnapshot> Statistics(const std::string& model, int64_t version = 0);
+  Result<ModelStatsSnapshot> Statistics(const std::string& model, int64_t version = 0);
 
  private:
   struct Shared;  // the channel and stub, shared by clones

@@ -10,8 +10,8 @@
 #include "check/compare.h"
 #include "check/model_outputs.h"
 #include "client/grpc_infer_client.h"
+#include "client/http_infer_client.h"
 #include "runtime/session.h"
-#include "serve/http/http_infer_client.h"
 #include "tensor/npz.h"
 
 namespace hone::tune {
@@ -32,14 +32,14 @@ Result<InferFn> Connect(const WireCheckSettings& s) {
       return client->Infer(model, 0, inputs);
     });
   }
-  HONE_ASSIGN_OR_RETURN(std::unique_ptr<serve::http::HttpInferClient> http,
-                        serve::http::HttpInferClient::Connect(host, static_cast<uint16_t>(port)));
-  std::shared_ptr<serve::http::HttpInferClient> client = std::move(http);
+  HONE_ASSIGN_OR_RETURN(std::unique_ptr<client::HttpInferClient> http,
+                        client::HttpInferClient::Connect(host, static_cast<uint16_t>(port)));
+  std::shared_ptr<client::HttpInferClient> client = std::move(http);
   return InferFn([client, model = s.model_name](std::span<const NamedTensor> inputs)
                      -> Result<std::vector<NamedTensor>> {
-    serve::http::ClientInferOptions binary;
+    client::ClientInferOptions binary;
     binary.binary_inputs = binary.binary_outputs = true;
-    HONE_ASSIGN_OR_RETURN(serve::InferenceResponse response, client->Infer(model, 0, inputs, binary));
+    HONE_ASSIGN_OR_RETURN(client::InferenceResponse response, client->Infer(model, 0, inputs, binary));
     return std::move(response.outputs);
   });
 }

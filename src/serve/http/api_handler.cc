@@ -17,7 +17,7 @@ std::string Describe(const std::string& model, int64_t version) {
 }
 
 // Parses an optional JSON object body (the repository endpoints'); an empty body is an empty object.
-Result<simdjson::dom::object> OptionalJsonObject(const BodyBuffer& body, simdjson::dom::parser& parser,
+Result<simdjson::dom::object> OptionalJsonObject(const client::BodyBuffer& body, simdjson::dom::parser& parser,
                                                  std::string_view what) {
   static constexpr std::string_view kEmpty = "{}";
   simdjson::dom::element root;
@@ -32,7 +32,7 @@ Result<simdjson::dom::object> OptionalJsonObject(const BodyBuffer& body, simdjso
   return obj;
 }
 
-Result<bool> ReadyOnly(const BodyBuffer& body) {
+Result<bool> ReadyOnly(const client::BodyBuffer& body) {
   simdjson::dom::parser parser;
   HONE_ASSIGN_OR_RETURN(auto obj, OptionalJsonObject(body, parser, "repository index"));
   simdjson::dom::element ready;
@@ -44,7 +44,7 @@ Result<bool> ReadyOnly(const BodyBuffer& body) {
 
 // Load parameters that would change what is loaded (a config override, model files in the request) are refused
 // rather than ignored; anything else (unload_dependents, ...) has no meaning without ensembles and is ignored.
-Status CheckControlParameters(const BodyBuffer& body) {
+Status CheckControlParameters(const client::BodyBuffer& body) {
   simdjson::dom::parser parser;
   HONE_ASSIGN_OR_RETURN(auto obj, OptionalJsonObject(body, parser, "model control"));
   simdjson::dom::element params;

@@ -20,9 +20,9 @@
 #include <optional>
 #include <string>
 
+#include "client/body_buffer.h"
 #include "serve/core/caller_run_slots.h"
 #include "serve/core/server.h"
-#include "serve/http/body_buffer.h"
 #include "serve/http/http_reply.h"
 #include "serve/http/route.h"
 
@@ -39,7 +39,7 @@ struct ApiOptions {
 struct ApiRequest {
   Method method = Method::kOther;
   std::string target;
-  std::shared_ptr<BodyBuffer> body;          // never null
+  std::shared_ptr<client::BodyBuffer> body;  // never null
   std::optional<std::string> header_length;  // the raw Inference-Header-Content-Length value, when sent
   std::string content_encoding;
   std::string accept_encoding;

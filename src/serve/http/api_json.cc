@@ -1,11 +1,11 @@
 #include "serve/http/api_json.h"
 
-#include "serve/http/json_writer.h"
+#include "client/json_writer.h"
 
 namespace hone::serve::http {
 namespace {
 
-void WriteTensorMetadata(JsonWriter& w, const std::vector<client::TensorMetadata>& tensors) {
+void WriteTensorMetadata(client::JsonWriter& w, const std::vector<client::TensorMetadata>& tensors) {
   w.BeginArray();
   for (const auto& t : tensors) {
     w.BeginObject();
@@ -20,7 +20,7 @@ void WriteTensorMetadata(JsonWriter& w, const std::vector<client::TensorMetadata
   w.EndArray();
 }
 
-void WriteDuration(JsonWriter& w, std::string_view key, const client::DurationStat& d) {
+void WriteDuration(client::JsonWriter& w, std::string_view key, const client::DurationStat& d) {
   w.Key(key);
   w.BeginObject();
   w.Field("count", d.count);
@@ -32,7 +32,7 @@ void WriteDuration(JsonWriter& w, std::string_view key, const client::DurationSt
 
 std::string ServerMetadataJson(const ServerMetadataInfo& info) {
   std::string out;
-  JsonWriter w(out);
+  client::JsonWriter w(out);
   w.BeginObject();
   w.Field("name", info.name);
   w.Field("version", info.version);
@@ -46,7 +46,7 @@ std::string ServerMetadataJson(const ServerMetadataInfo& info) {
 
 std::string ModelMetadataJson(const client::ModelMetadataInfo& info) {
   std::string out;
-  JsonWriter w(out);
+  client::JsonWriter w(out);
   w.BeginObject();
   w.Field("name", info.name);
   w.Key("versions");
@@ -65,7 +65,7 @@ std::string ModelMetadataJson(const client::ModelMetadataInfo& info) {
 std::string StatisticsJson(const std::vector<client::ModelStatsSnapshot>& stats) {
   std::string out;
   out.reserve(512 * stats.size() + 32);
-  JsonWriter w(out);
+  client::JsonWriter w(out);
   w.BeginObject();
   w.Key("model_stats");
   w.BeginArray();
@@ -107,7 +107,7 @@ std::string StatisticsJson(const std::vector<client::ModelStatsSnapshot>& stats)
 
 std::string RepositoryIndexJson(const std::vector<RepositoryEntry>& entries) {
   std::string out;
-  JsonWriter w(out);
+  client::JsonWriter w(out);
   w.BeginArray();
   for (const auto& e : entries) {
     w.BeginObject();

@@ -25,7 +25,7 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 constexpr size_t kStep = size_t{1} << 30;
 
 Status InflateWith(int window_bits, std::span<const std::byte> in, size_t limit, size_t aligned_offset,
-                   BodyBuffer& out) {
+                   client::BodyBuffer& out) {
   z_stream z{};
   if (inflateInit2(&z, window_bits) != Z_OK) return Status::Internal("zlib: inflateInit2 failed");
   out.Reset(std::min(limit, std::max<size_t>(in.size() * 4, 4096)), aligned_offset);
@@ -96,7 +96,7 @@ std::string_view CodingName(ContentCoding coding) {
 }
 
 Status Decompress(ContentCoding coding, std::span<const std::byte> in, size_t limit, size_t aligned_offset,
-                  BodyBuffer& out) {
+                  client::BodyBuffer& out) {
   if (coding == ContentCoding::kGzip) return InflateWith(15 + 16, in, limit, aligned_offset, out);
   if (coding != ContentCoding::kDeflate) return Status::InvalidArgument("unsupported content coding");
   // "deflate" should be zlib-wrapped; some clients send a raw deflate stream. Try zlib first.

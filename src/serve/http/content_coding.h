@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "serve/http/body_buffer.h"
+#include "client/body_buffer.h"
 
 namespace hone::serve::http {
 
@@ -26,7 +26,7 @@ std::string_view CodingName(ContentCoding coding);  // "gzip", "deflate", "ident
 // InvalidArgument for corrupt or truncated data; ResourceExhausted when more than `limit` bytes would come out
 // (a small body must not inflate into gigabytes).
 Status Decompress(ContentCoding coding, std::span<const std::byte> in, size_t limit, size_t aligned_offset,
-                  BodyBuffer& out);
+                  client::BodyBuffer& out);
 
 // Compresses the concatenation of `pieces`.
 std::string Compress(ContentCoding coding, std::span<const std::span<const std::byte>> pieces);

@@ -16,7 +16,7 @@ TEST(ContentCoding, RoundTripsAndRefusesBombs) {
   for (ContentCoding c : {ContentCoding::kGzip, ContentCoding::kDeflate}) {
     const std::string packed = Compress(c, pieces);
     EXPECT_LT(packed.size(), 2000u);
-    BodyBuffer out;
+    client::BodyBuffer out;
     ASSERT_TRUE(Decompress(c, std::as_bytes(std::span(packed)), 1 << 20, 0, out).ok());
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(out.data()), out.size()), plain);
     EXPECT_TRUE(Decompress(c, std::as_bytes(std::span(packed)), plain.size(), 0, out).ok()) << "exactly the limit";

@@ -109,8 +109,8 @@ void HttpConnection::OnRequest(beast::error_code ec) {
   api.method = MethodOf(req.method());
   api.target = std::string(req.target());
   LogVerbose(2, "http: {} {} ({} body bytes)", std::string_view(req.method_string()), api.target, req.body().size());
-  api.body = std::make_shared<BodyBuffer>(std::move(req.body()));
-  if (auto it = req.find(kInferHeaderLength); it != req.end()) api.header_length = std::string(it->value());
+  api.body = std::make_shared<client::BodyBuffer>(std::move(req.body()));
+  if (auto it = req.find(client::kInferHeaderLength); it != req.end()) api.header_length = std::string(it->value());
   api.content_encoding = std::string(req[bhttp::field::content_encoding]);
   api.accept_encoding = std::string(req[bhttp::field::accept_encoding]);
   const bool keep_alive = req.keep_alive();

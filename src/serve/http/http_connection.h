@@ -25,10 +25,14 @@
 #include <memory>
 #include <optional>
 
+#include "client/beast_body.h"
 #include "serve/http/api_handler.h"
-#include "serve/http/beast_body.h"
+#include "serve/http/http_reply.h"
 
 namespace hone::serve::http {
+
+// A reply goes out as one gather write: its body, then its tail (output tensors) from their own buffers.
+using ReplyBody = client::GatherBody<HttpReply>;
 
 struct ConnectionLimits {
   size_t max_body_bytes = size_t{64} << 20;
@@ -63,7 +67,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   boost::beast::flat_buffer buffer_;
   ApiHandler& handler_;
   const ConnectionLimits limits_;
-  std::optional<boost::beast::http::request_parser<RequestBody>> parser_;
+  std::optional<boost::beast::http::request_parser<client::RequestBody>> parser_;
   std::shared_ptr<boost::beast::http::response<ReplyBody>> response_;  // the one being written
   // Strand only.
   bool awaiting_reply_ = false;     // a request was handed to the ApiHandler and its reply has not come back

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "base/version.h"
+#include "client/http_infer_client.h"
 #include "serve/core/server.h"
-#include "serve/http/http_infer_client.h"
 #include "serve/http/http_server.h"
 #include "serve/http/test_http.h"
 #include "tensor/npy.h"
@@ -24,6 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using client::ClientInferOptions;
+using client::HttpInferClient;
 using testing::Fetch;
 
 const std::string kModelDir = std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist";

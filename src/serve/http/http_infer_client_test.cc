@@ -1,4 +1,6 @@
-#include "serve/http/http_infer_client.h"
+// The HTTP client (client/http_infer_client.h) against serve's real front end over the Server test double, and its
+// codec against the server's (what one side encodes, the other decodes). The client's own tests are in client/.
+#include "client/http_infer_client.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,8 +8,8 @@
 #include <cstring>
 #include <thread>
 
-#include "serve/http/body_buffer.h"
-#include "serve/http/client_codec.h"
+#include "client/body_buffer.h"
+#include "client/http_client_codec.h"
 #include "serve/http/http_server.h"
 #include "serve/http/infer_request_codec.h"
 #include "serve/http/infer_response_codec.h"
@@ -17,6 +19,11 @@ namespace hone::serve::http {
 namespace {
 
 using ::testing::HasSubstr;
+using client::BodyBuffer;
+using client::ClientInferOptions;
+using client::DecodeInferResponse;
+using client::EncodeInferRequest;
+using client::HttpInferClient;
 using testing::TestServer;
 
 template <typename T>
@@ -88,40 +95,6 @@ TEST(ClientCodec, ResponsesRoundTripFromTheServerEncoder) {
     for (size_t i = 0; i < r.outputs.size(); ++i)
       EXPECT_TRUE(SameBytes(decoded->outputs[i].tensor, r.outputs[i].tensor)) << r.outputs[i].name;
   }
-}
-
-TEST(ClientCodec, ErrorsAndMalformedReplies) {
-  Status s = ErrorFromReply(503, R"({"error":"queue full"})");
-  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
-  EXPECT_EQ(s.message(), "queue full");
-  EXPECT_EQ(ErrorFromReply(400, "plain text").message(), "plain text");
-  EXPECT_EQ(ErrorFromReply(502, "").code(), StatusCode::kInternal);
-  const std::string bad = R"({"outputs":[{"name":"o","datatype":"FP32","shape":[2],"parameters":{"binary_data_size":8}}]})";
-  auto r = DecodeInferResponse(std::as_bytes(std::span(bad)), bad.size(), bad.size());
-  EXPECT_THAT(r.status().message(), HasSubstr("binary_data_size 8 does not match"));
-  EXPECT_EQ(PercentEncode("a b/c~"), "a%20b%2Fc~");
-}
-
-TEST(ClientCodec, StatisticsParseBackIntoSnapshots) {
-  const std::string json = R"({"model_stats":[{"name":"m","version":"3","last_inference":17,"inference_count":9,
-    "execution_count":2,"inference_stats":{"success":{"count":9,"ns":900},"fail":{"count":1,"ns":5},
-    "queue":{"count":9,"ns":90},"compute_input":{"count":9,"ns":9},"compute_infer":{"count":9,"ns":800},
-    "compute_output":{"count":9,"ns":1}},"batch_stats":[{"batch_size":8,"compute_input":{"count":1,"ns":4},
-    "compute_infer":{"count":1,"ns":400},"compute_output":{"count":1,"ns":2}}]}]})";
-  auto stats = ParseStatisticsJson(json);
-  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
-  ASSERT_EQ(stats->size(), 1u);
-  const auto& s = (*stats)[0];
-  EXPECT_EQ(s.name, "m");
-  EXPECT_EQ(s.version, 3);
-  EXPECT_EQ(s.inference_count, 9u);
-  EXPECT_EQ(s.success.ns, 900u);
-  EXPECT_EQ(s.fail.count, 1u);
-  EXPECT_EQ(s.compute_infer.ns, 800u);
-  ASSERT_EQ(s.batch_stats.size(), 1u);
-  EXPECT_EQ(s.batch_stats[0].batch_size, 8);
-  EXPECT_EQ(s.batch_stats[0].compute_infer.ns, 400u);
-  EXPECT_FALSE(ParseStatisticsJson("{}").ok());
 }
 
 class HttpInferClientTest : public ::testing::Test {

@@ -1,7 +1,7 @@
 #include "serve/http/http_reply.h"
 
-#include "serve/http/http_status.h"
-#include "serve/http/json_writer.h"
+#include "client/http_status.h"
+#include "client/json_writer.h"
 
 namespace hone::serve::http {
 
@@ -13,10 +13,10 @@ HttpReply HttpReply::Json(int status, std::string body) {
   return r;
 }
 
-HttpReply HttpReply::Error(int status, std::string_view message) { return Json(status, ErrorJson(message)); }
+HttpReply HttpReply::Error(int status, std::string_view message) { return Json(status, client::ErrorJson(message)); }
 
 HttpReply HttpReply::FromStatus(const Status& status) {
-  return Error(HttpStatusFor(status.code()), status.message());
+  return Error(client::HttpStatusFor(status.code()), status.message());
 }
 
 HttpReply HttpReply::Empty(int status) {

@@ -256,7 +256,7 @@ TEST_F(HttpServerTest, CompressedRequestAndResponse) {
                      {"Content-Encoding: gzip", "Accept-Encoding: deflate;q=0.5, gzip"});
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.header("content-encoding"), "gzip");
-  BodyBuffer out;
+  client::BodyBuffer out;
   ASSERT_TRUE(Decompress(ContentCoding::kGzip, std::as_bytes(std::span(r.body)), 1 << 20, 0, out).ok());
   auto j = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(out.data()), out.size()));
   EXPECT_EQ(j["outputs"][0]["data"][3], 4.5);

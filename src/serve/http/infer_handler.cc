@@ -2,7 +2,7 @@
 #include "serve/http/api_handler.h"
 
 #include "base/log.h"
-#include "serve/http/beast_body.h"
+#include "client/beast_body.h"
 #include "serve/http/content_coding.h"
 #include "serve/http/infer_request_codec.h"
 #include "serve/http/infer_response_codec.h"
@@ -18,7 +18,7 @@ HttpReply InferReply(Result<InferenceResponse> result, const ResponseFormat& for
   HttpReply reply;
   if (encoded->has_binary) {
     reply.content_type = "application/octet-stream";
-    reply.headers.emplace_back(std::string(kInferHeaderLength), std::to_string(encoded->json.size()));
+    reply.headers.emplace_back(std::string(client::kInferHeaderLength), std::to_string(encoded->json.size()));
   } else {
     reply.content_type = "application/json";
   }
@@ -43,13 +43,13 @@ HttpReply InferReply(Result<InferenceResponse> result, const ResponseFormat& for
 void ApiHandler::HandleInfer(const Route& route, ApiRequest request, ReplyCallback reply) {
   std::optional<uint64_t> header_length;
   if (request.header_length) {
-    header_length = ParseLengthHeader(*request.header_length);
+    header_length = client::ParseLengthHeader(*request.header_length);
     if (!header_length)
       return reply(HttpReply::Error(400, "Inference-Header-Content-Length '" + *request.header_length +
                                              "' is not a byte count"));
   }
 
-  std::shared_ptr<BodyBuffer> body = std::move(request.body);
+  std::shared_ptr<client::BodyBuffer> body = std::move(request.body);
   const ContentCoding request_coding = RequestCoding(request.content_encoding);
   if (request_coding == ContentCoding::kUnsupported) {
     HttpReply r = HttpReply::Error(415, "unsupported Content-Encoding '" + request.content_encoding +
@@ -58,7 +58,7 @@ void ApiHandler::HandleInfer(const Route& route, ApiRequest request, ReplyCallba
     return reply(std::move(r));
   }
   if (request_coding != ContentCoding::kIdentity) {
-    auto inflated = std::make_shared<BodyBuffer>();
+    auto inflated = std::make_shared<client::BodyBuffer>();
     Status s = Decompress(request_coding, body->bytes(), options_.max_body_bytes,
                           static_cast<size_t>(header_length.value_or(0)), *inflated);
     if (s.code() == StatusCode::kResourceExhausted) return reply(HttpReply::Error(413, s.message()));

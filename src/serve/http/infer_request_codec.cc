@@ -9,8 +9,8 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "client/tensor_json.h"
 #include "serve/http/bytes_elements.h"
-#include "serve/http/tensor_json.h"
 
 namespace hone::serve::http {
 namespace {
@@ -187,13 +187,13 @@ Result<Tensor> BinaryTensor(const InputHeader& in, const std::byte* bytes, size_
 }
 
 Result<Tensor> JsonTensor(const InputHeader& in) {
-  const int64_t count = CountJsonElements(*in.data);
+  const int64_t count = client::CountJsonElements(*in.data);
   if (in.data->type() == element_type::ARRAY && count != in.elements)
     return Bad("input " + Quote(in.name) + ": expected " + std::to_string(in.elements) +
                " elements in 'data' (shape " + ShapeToString(in.shape) + "), got " + std::to_string(count));
   // The count matches the JSON, so the allocation is bounded by the body size.
   HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(in.type, in.shape));
-  HONE_RETURN_IF_ERROR(ReadJsonTensorData(*in.data, in.type, in.elements, t.mutable_data(), in.name));
+  HONE_RETURN_IF_ERROR(client::ReadJsonTensorData(*in.data, in.type, in.elements, t.mutable_data(), in.name));
   return t;
 }
 
@@ -202,7 +202,7 @@ Status RejectBytes(const InputHeader& in, std::span<const std::byte> binary) {
   if (in.binary_size) {
     HONE_RETURN_IF_ERROR(SplitBytesElements(binary, in.elements, in.name).status());
   } else if (in.data->type() == element_type::ARRAY) {
-    if (CountJsonElements(*in.data) != in.elements)
+    if (client::CountJsonElements(*in.data) != in.elements)
       return Bad(who + ": expected " + std::to_string(in.elements) + " elements in 'data' (shape " +
                  ShapeToString(in.shape) + ")");
   }

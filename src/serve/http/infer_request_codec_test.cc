@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "serve/http/body_buffer.h"
+#include "client/body_buffer.h"
+#include "client/float16.h"
 #include "serve/http/bytes_elements.h"
-#include "serve/http/float16.h"
 
 namespace hone::serve::http {
 namespace {
@@ -18,7 +18,7 @@ using ::testing::HasSubstr;
 
 // A body as the HTTP layer hands it over: in a BodyBuffer (aligned binary section, padding) owned by a shared_ptr.
 InferBody Body(const std::string& json, const std::string& binary = "", std::optional<uint64_t> header = {}) {
-  auto buffer = std::make_shared<BodyBuffer>();
+  auto buffer = std::make_shared<client::BodyBuffer>();
   buffer->Reset(json.size() + binary.size(), json.size());
   buffer->Append(json.data(), json.size());
   buffer->Append(binary.data(), binary.size());
@@ -86,7 +86,8 @@ TEST(InferRequestCodec, JsonEveryFixedSizeType) {
   EXPECT_EQ(Values<int64_t>(in[8].tensor), (std::vector<int64_t>{INT64_MIN, INT64_MAX}));
   EXPECT_EQ(Values<uint16_t>(in[9].tensor), (std::vector<uint16_t>{0x3E00, 0xC000, 0x7BFF}));
   EXPECT_EQ(Values<uint16_t>(in[10].tensor)[0], 0x3FC0);
-  EXPECT_NEAR(Bf16ToFloat(Values<uint16_t>(in[10].tensor)[1]), -3.0e38f, 3.0e38f / 256) << "within half a BF16 ulp";
+  EXPECT_NEAR(client::Bf16ToFloat(Values<uint16_t>(in[10].tensor)[1]), -3.0e38f, 3.0e38f / 256)
+      << "within half a BF16 ulp";
   EXPECT_EQ(Values<float>(in[11].tensor), (std::vector<float>{0.1f, -7.0f}));
   EXPECT_EQ(Values<double>(in[12].tensor), (std::vector<double>{0.1}));
   for (const auto& t : in) EXPECT_TRUE(t.tensor.owns_data()) << t.name << ": JSON data gets a buffer of its own";

@@ -1,7 +1,7 @@
 #include "serve/http/infer_response_codec.h"
 
-#include "serve/http/json_writer.h"
-#include "serve/http/tensor_json.h"
+#include "client/json_writer.h"
+#include "client/tensor_json.h"
 
 namespace hone::serve::http {
 
@@ -29,7 +29,7 @@ Result<EncodedInferResponse> EncodeInferResponse(InferenceResponse response, con
   }
   out.json.reserve(estimate);
 
-  JsonWriter w(out.json);
+  client::JsonWriter w(out.json);
   w.BeginObject();
   if (!owned->id.empty()) w.Field("id", owned->id);
   w.Field("model_name", owned->model_name);
@@ -57,7 +57,7 @@ Result<EncodedInferResponse> EncodeInferResponse(InferenceResponse response, con
       if (t.byte_size() > 0) out.binary.emplace_back(t.data(), t.byte_size());
     } else {
       w.Key("data");
-      WriteJsonTensorData(w, t);
+      client::WriteJsonTensorData(w, t);
     }
     w.EndObject();
   }

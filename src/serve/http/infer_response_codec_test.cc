@@ -8,8 +8,6 @@
 #include <cstring>
 
 #include "serve/http/api_json.h"
-#include "serve/http/float16.h"
-#include "serve/http/json_writer.h"
 
 namespace hone::serve::http {
 namespace {
@@ -100,56 +98,6 @@ TEST(InferResponseCodec, NoIdNoField) {
   auto enc = EncodeInferResponse(std::move(r), {});
   ASSERT_TRUE(enc.ok());
   EXPECT_EQ(enc->json, R"({"model_name":"m","model_version":"3","outputs":[]})");
-}
-
-TEST(JsonWriter, EscapesAndReplacesInvalidUtf8) {
-  std::string out;
-  AppendJsonString(out, std::string("a\"b\\c\n\x01\xc3\xa9\xff", 10));
-  EXPECT_EQ(out, "\"a\\\"b\\\\c\\n\\u0001\xc3\xa9\\ufffd\"");
-  EXPECT_EQ(ErrorJson("x"), R"({"error":"x"})");
-  out.clear();
-  AppendJsonString(out, "\xed\xa0\x80");  // an encoded UTF-16 surrogate is not valid UTF-8
-  EXPECT_EQ(out, "\"\\ufffd\\ufffd\\ufffd\"");
-  EXPECT_NO_THROW(nlohmann::json::parse(ErrorJson(std::string("\x80\xfe", 2))));
-}
-
-TEST(JsonWriter, CommasAndNesting) {
-  std::string out;
-  JsonWriter w(out);
-  w.BeginObject();
-  w.Field("a", int64_t{-1});
-  w.Key("b");
-  w.BeginArray();
-  w.BeginObject();
-  w.EndObject();
-  w.Null();
-  w.Double(NAN);
-  w.EndArray();
-  w.Key("c");
-  w.Raw("{\"x\":1}");
-  w.EndObject();
-  EXPECT_EQ(out, R"({"a":-1,"b":[{},null,NaN],"c":{"x":1}})");
-}
-
-TEST(Float16, KnownValuesAndRounding) {
-  EXPECT_EQ(FloatToHalf(1.0f), 0x3C00);
-  EXPECT_EQ(FloatToHalf(-2.0f), 0xC000);
-  EXPECT_EQ(FloatToHalf(65504.0f), 0x7BFF);
-  EXPECT_EQ(FloatToHalf(65520.0f), 0x7C00) << "rounds to infinity";
-  EXPECT_EQ(FloatToHalf(65519.0f), 0x7BFF);
-  EXPECT_EQ(FloatToHalf(5.9604645e-8f), 0x0001) << "smallest subnormal";
-  EXPECT_EQ(FloatToHalf(2.9802322e-8f), 0x0000) << "half of it ties to even (zero)";
-  EXPECT_EQ(FloatToHalf(1.0f + 1.0f / 2048), 0x3C00) << "tie to even";
-  EXPECT_EQ(FloatToHalf(1.0f + 3.0f / 2048), 0x3C02);
-  EXPECT_EQ(FloatToHalf(NAN) & 0x7E00, 0x7E00);
-  for (uint32_t h = 0; h < 0x10000; ++h) {
-    if ((h & 0x7C00) == 0x7C00 && (h & 0x3FF)) continue;  // NaNs
-    EXPECT_EQ(FloatToHalf(HalfToFloat(static_cast<uint16_t>(h))), h) << h;
-  }
-  EXPECT_EQ(FloatToBf16(1.5f), 0x3FC0);
-  EXPECT_EQ(Bf16ToFloat(0x3FC0), 1.5f);
-  EXPECT_EQ(FloatToBf16(1.0f + 1.0f / 256), 0x3F80) << "tie to even";
-  EXPECT_TRUE(std::isnan(Bf16ToFloat(FloatToBf16(NAN))));
 }
 
 TEST(ApiJson, StatisticsHaveTritonsShape) {

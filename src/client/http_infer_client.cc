@@ -1,4 +1,4 @@
-#include "serve/http/http_infer_client.h"
+#include "client/http_infer_client.h"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -9,10 +9,10 @@
 #include <chrono>
 #include <limits>
 
-#include "serve/http/beast_body.h"
-#include "serve/http/body_buffer.h"
+#include "client/beast_body.h"
+#include "client/body_buffer.h"
 
-namespace hone::serve::http {
+namespace hone::client {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -76,7 +76,7 @@ struct HttpInferClient::Impl {
     for (int attempt = 0;; ++attempt) {
       const bool reused = connected;
       if (!connected) HONE_RETURN_IF_ERROR(ConnectNow());
-      bhttp::request<ReplyBody> req{verb, target, 11};
+      bhttp::request<GatherBody<RequestPayload>> req{verb, target, 11};
       req.set(bhttp::field::host, host);
       req.keep_alive(true);
       if (with_body) {
@@ -186,13 +186,13 @@ Result<InferenceResponse> HttpInferClient::Infer(const std::string& model, int64
 
 const HttpInferClient::CallTimes& HttpInferClient::last_call_times() const { return impl_->times; }
 
-Result<std::vector<client::ModelStatsSnapshot>> HttpInferClient::GetStatistics(const std::string& model, int64_t version) {
+Result<std::vector<ModelStatsSnapshot>> HttpInferClient::GetStatistics(const std::string& model, int64_t version) {
   const std::string target = model.empty() ? "/v2/models/stats" : ModelPath(model, version) + "/stats";
   HONE_ASSIGN_OR_RETURN(std::string json, impl_->GetJson(target));
   return ParseStatisticsJson(json);
 }
 
-Result<client::ModelMetadataInfo> HttpInferClient::GetModelMetadata(const std::string& model, int64_t version) {
+Result<ModelMetadataInfo> HttpInferClient::GetModelMetadata(const std::string& model, int64_t version) {
   HONE_ASSIGN_OR_RETURN(std::string json, impl_->GetJson(ModelPath(model, version)));
   return ParseModelMetadataJson(json);
 }
@@ -203,4 +203,4 @@ Result<bool> HttpInferClient::IsModelReady(const std::string& model, int64_t ver
   return impl_->GetOk(ModelPath(model, version) + "/ready");
 }
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

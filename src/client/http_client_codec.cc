@@ -1,4 +1,4 @@
-#include "serve/http/client_codec.h"
+#include "client/http_client_codec.h"
 
 #include <simdjson.h>
 
@@ -6,11 +6,11 @@
 #include <charconv>
 #include <cstring>
 
-#include "serve/http/http_status.h"
-#include "serve/http/json_writer.h"
-#include "serve/http/tensor_json.h"
+#include "client/http_status.h"
+#include "client/json_writer.h"
+#include "client/tensor_json.h"
 
-namespace hone::serve::http {
+namespace hone::client {
 namespace {
 
 using simdjson::dom::element;
@@ -34,8 +34,8 @@ uint64_t UintField(const object& o, std::string_view key) {
   return v;
 }
 
-client::DurationStat Duration(const object& parent, std::string_view key) {
-  client::DurationStat d;
+DurationStat Duration(const object& parent, std::string_view key) {
+  DurationStat d;
   object o;
   if (parent[key].get_object().get(o)) return d;
   d.count = UintField(o, "count");
@@ -43,12 +43,12 @@ client::DurationStat Duration(const object& parent, std::string_view key) {
   return d;
 }
 
-Result<std::vector<client::TensorMetadata>> TensorList(const object& parent, std::string_view key) {
-  std::vector<client::TensorMetadata> out;
+Result<std::vector<TensorMetadata>> TensorList(const object& parent, std::string_view key) {
+  std::vector<TensorMetadata> out;
   simdjson::dom::array arr;
   if (parent[key].get_array().get(arr)) return out;
   for (element e : arr) {
-    client::TensorMetadata t;
+    TensorMetadata t;
     std::string_view name, datatype;
     simdjson::dom::array shape;
     if (e[std::string_view("name")].get_string().get(name) || e["datatype"].get_string().get(datatype) ||
@@ -204,16 +204,16 @@ Status ErrorFromReply(int http_status, std::string_view body) {
   return Status(code, std::move(message));
 }
 
-Result<std::vector<client::ModelStatsSnapshot>> ParseStatisticsJson(std::string_view json) {
+Result<std::vector<ModelStatsSnapshot>> ParseStatisticsJson(std::string_view json) {
   simdjson::dom::parser parser;
   HONE_ASSIGN_OR_RETURN(element root, Parse(parser, json.data(), json.size(), 0));
   simdjson::dom::array stats;
   if (root["model_stats"].get_array().get(stats)) return Bad("statistics without 'model_stats'");
-  std::vector<client::ModelStatsSnapshot> out;
+  std::vector<ModelStatsSnapshot> out;
   for (element e : stats) {
     object o;
     if (e.get_object().get(o)) return Bad("a model_stats entry that is not an object");
-    client::ModelStatsSnapshot s;
+    ModelStatsSnapshot s;
     std::string_view name;
     if (!o["name"].get_string().get(name)) s.name = std::string(name);
     element version;
@@ -237,7 +237,7 @@ Result<std::vector<client::ModelStatsSnapshot>> ParseStatisticsJson(std::string_
       for (element b : batches) {
         object bo;
         if (b.get_object().get(bo)) continue;
-        client::BatchSizeStats bs;
+        BatchSizeStats bs;
         bs.batch_size = static_cast<int64_t>(UintField(bo, "batch_size"));
         bs.compute_input = Duration(bo, "compute_input");
         bs.compute_infer = Duration(bo, "compute_infer");
@@ -250,12 +250,12 @@ Result<std::vector<client::ModelStatsSnapshot>> ParseStatisticsJson(std::string_
   return out;
 }
 
-Result<client::ModelMetadataInfo> ParseModelMetadataJson(std::string_view json) {
+Result<ModelMetadataInfo> ParseModelMetadataJson(std::string_view json) {
   simdjson::dom::parser parser;
   HONE_ASSIGN_OR_RETURN(element root, Parse(parser, json.data(), json.size(), 0));
   object o;
   if (root.get_object().get(o)) return Bad("model metadata is not a JSON object");
-  client::ModelMetadataInfo info;
+  ModelMetadataInfo info;
   std::string_view text;
   if (!o["name"].get_string().get(text)) info.name = std::string(text);
   if (!o["platform"].get_string().get(text)) info.platform = std::string(text);
@@ -283,4 +283,4 @@ std::string PercentEncode(std::string_view s) {
   return out;
 }
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

@@ -1,4 +1,4 @@
-#include "serve/http/tensor_json.h"
+#include "client/tensor_json.h"
 
 #include <simdjson.h>
 
@@ -9,10 +9,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "serve/http/float16.h"
-#include "serve/http/json_writer.h"
+#include "client/float16.h"
+#include "client/json_writer.h"
 
-namespace hone::serve::http {
+namespace hone::client {
 namespace {
 
 using simdjson::dom::element;
@@ -281,4 +281,4 @@ void WriteJsonTensorData(JsonWriter& w, const Tensor& t) {
   w.EndArray();
 }
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

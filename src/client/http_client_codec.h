@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "base/result.h"
-#include "serve/core/inference.h"
-#include "serve/core/model_stats.h"
-#include "serve/core/server.h"
+#include "client/inference_response.h"
+#include "client/model_metadata.h"
+#include "client/model_stats.h"
 
-namespace hone::serve::http {
+namespace hone::client {
 
 struct ClientInferOptions {
   bool binary_inputs = true;         // send inputs as binary data (else as JSON arrays)
@@ -31,7 +31,8 @@ struct ClientInferOptions {
 Status EncodeInferRequest(std::span<const NamedTensor> inputs, const ClientInferOptions& options, std::string& json,
                           std::vector<std::span<const std::byte>>& binary);
 
-// Decodes a 200 reply to an inference. `readable` as in InferBody (bytes readable from body.data()).
+// Decodes a 200 reply to an inference. `readable`: the bytes readable from body.data() (>= body.size(), as a
+// BodyBuffer's readable()); with enough beyond the JSON header, simdjson parses it in place, otherwise it is copied.
 // Outputs own their bytes (copied out of `body`, so the caller may reuse it). InvalidArgument for a reply that
 // does not follow the protocol.
 Result<InferenceResponse> DecodeInferResponse(std::span<const std::byte> body, size_t readable,
@@ -42,12 +43,12 @@ Result<InferenceResponse> DecodeInferResponse(std::span<const std::byte> body, s
 Status ErrorFromReply(int http_status, std::string_view body);
 
 // Parses Triton's statistics extension JSON ({"model_stats":[...]}).
-Result<std::vector<client::ModelStatsSnapshot>> ParseStatisticsJson(std::string_view json);
+Result<std::vector<ModelStatsSnapshot>> ParseStatisticsJson(std::string_view json);
 
 // Parses KServe v2 model metadata JSON.
-Result<client::ModelMetadataInfo> ParseModelMetadataJson(std::string_view json);
+Result<ModelMetadataInfo> ParseModelMetadataJson(std::string_view json);
 
 // Percent-encodes everything but RFC 3986's unreserved characters, for a model name in a path.
 std::string PercentEncode(std::string_view s);
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

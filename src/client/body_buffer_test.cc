@@ -1,4 +1,4 @@
-#include "serve/http/body_buffer.h"
+#include "client/body_buffer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-namespace hone::serve::http {
+namespace hone::client {
 namespace {
 
 TEST(BodyBuffer, AlignsTheBinarySectionAndKeepsPadding) {
@@ -50,4 +50,4 @@ TEST(BodyBuffer, MoveKeepsTheBytesWhereTheyAreAndEmptiesTheSource) {
 }
 
 }  // namespace
-}  // namespace hone::serve::http
+}  // namespace hone::client

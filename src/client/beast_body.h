@@ -1,20 +1,23 @@
-// Beast body types for the server (internal to this part):
-//  - RequestBody reads a request body into a BodyBuffer, reserving Content-Length at once and aligning the binary
-//    section after Inference-Header-Content-Length bytes, so that the infer codec can borrow tensors from it;
-//  - ReplyBody writes an HttpReply's body and then its tail as one gather list: output tensors go from their own
-//    buffers to the socket without a copy.
+// Beast body types for KServe v2 messages, on both ends of the wire (serve's HTTP connection, HttpInferClient):
+//  - RequestBody reads a body into a BodyBuffer, reserving Content-Length at once and aligning the binary section
+//    after Inference-Header-Content-Length bytes, so that a codec can borrow tensors from it (the server reads
+//    requests with it, the client replies);
+//  - GatherBody writes a message's body and then its tail as one gather list: tensors go from their own buffers to
+//    the socket without a copy (the server writes its HttpReply with it, the client its RequestPayload).
 #pragma once
 
 #include <boost/beast/http.hpp>
 
 #include <charconv>
+#include <cstddef>
 #include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
-#include "serve/http/body_buffer.h"
-#include "serve/http/http_reply.h"
+#include "client/body_buffer.h"
 
-namespace hone::serve::http {
+namespace hone::client {
 
 inline constexpr std::string_view kInferHeaderLength = "Inference-Header-Content-Length";
 
@@ -66,17 +69,31 @@ struct RequestBody {
   };
 };
 
-struct ReplyBody {
-  using value_type = HttpReply;
+// What HttpInferClient sends: the JSON part, then the binary sections (views into the input tensors).
+struct RequestPayload {
+  std::string body;
+  std::vector<std::span<const std::byte>> tail;
 
-  static std::uint64_t size(const value_type& reply) { return reply.body_size(); }
+  size_t body_size() const {
+    size_t n = body.size();
+    for (const auto& t : tail) n += t.size();
+    return n;
+  }
+};
+
+// `Message` has `body` (a std::string), `tail` (byte spans written after it) and body_size() (the two together).
+template <class Message>
+struct GatherBody {
+  using value_type = Message;
+
+  static std::uint64_t size(const value_type& message) { return message.body_size(); }
 
   class writer {
    public:
     using const_buffers_type = std::vector<boost::asio::const_buffer>;
 
     template <bool isRequest, class Fields>
-    writer(const boost::beast::http::header<isRequest, Fields>&, const value_type& reply) : reply_(reply) {}
+    writer(const boost::beast::http::header<isRequest, Fields>&, const value_type& message) : message_(message) {}
 
     void init(boost::beast::error_code& ec) { ec = {}; }
 
@@ -85,17 +102,17 @@ struct ReplyBody {
       if (done_) return boost::none;
       done_ = true;
       const_buffers_type buffers;
-      buffers.reserve(1 + reply_.tail.size());
-      if (!reply_.body.empty()) buffers.emplace_back(reply_.body.data(), reply_.body.size());
-      for (const auto& t : reply_.tail) buffers.emplace_back(t.data(), t.size());
+      buffers.reserve(1 + message_.tail.size());
+      if (!message_.body.empty()) buffers.emplace_back(message_.body.data(), message_.body.size());
+      for (const auto& t : message_.tail) buffers.emplace_back(t.data(), t.size());
       if (buffers.empty()) return boost::none;
       return std::make_pair(std::move(buffers), false);
     }
 
    private:
-    const value_type& reply_;
+    const value_type& message_;
     bool done_ = false;
   };
 };
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

@@ -17,7 +17,7 @@ namespace simdjson::dom {
 class element;
 }
 
-namespace hone::serve::http {
+namespace hone::client {
 
 class JsonWriter;
 
@@ -35,4 +35,4 @@ int64_t CountJsonElements(const simdjson::dom::element& data);
 // tensor's buffer need not be aligned.
 void WriteJsonTensorData(JsonWriter& w, const Tensor& tensor);
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

@@ -1,5 +1,5 @@
 // The one place where hone's status codes become HTTP statuses (STYLE.md: "hone errors become HTTP statuses and
-// gRPC codes in exactly one place in serve").
+// gRPC codes in exactly one place in serve"), and back: here, below serve, because the client reads them too.
 //
 // Triton's mapping, so that clients written against Triton see the same statuses:
 //   InvalidArgument, NotFound, FailedPrecondition, OutOfRange, AlreadyExists, Cancelled, Unknown -> 400
@@ -13,7 +13,7 @@
 
 #include "base/status.h"
 
-namespace hone::serve::http {
+namespace hone::client {
 
 int HttpStatusFor(StatusCode code);
 
@@ -22,4 +22,4 @@ int HttpStatusFor(StatusCode code);
 // Unavailable, 504 DeadlineExceeded, other 5xx Internal, anything else Unknown.
 StatusCode StatusCodeForHttp(int http_status);
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hone::serve::http {
+namespace hone::client {
 
 class JsonWriter {
  public:
@@ -63,4 +63,4 @@ void AppendJsonString(std::string& out, std::string_view s);
 // {"error":"<message>"}: the KServe v2 error body.
 std::string ErrorJson(std::string_view message);
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "base/result.h"
-#include "serve/core/inference.h"
-#include "serve/core/model_stats.h"
-#include "serve/core/server.h"
-#include "serve/http/client_codec.h"
+#include "client/http_client_codec.h"
+#include "client/inference_response.h"
+#include "client/model_metadata.h"
+#include "client/model_stats.h"
 
-namespace hone::serve::http {
+namespace hone::client {
 
 class HttpInferClient {
  public:
@@ -49,8 +49,8 @@ class HttpInferClient {
   const CallTimes& last_call_times() const;
 
   // GET /v2/models/{model}[/versions/{version}]/stats; model "": every model.
-  Result<std::vector<client::ModelStatsSnapshot>> GetStatistics(const std::string& model, int64_t version = 0);
-  Result<client::ModelMetadataInfo> GetModelMetadata(const std::string& model, int64_t version = 0);
+  Result<std::vector<ModelStatsSnapshot>> GetStatistics(const std::string& model, int64_t version = 0);
+  Result<ModelMetadataInfo> GetModelMetadata(const std::string& model, int64_t version = 0);
   Result<bool> IsServerLive();
   Result<bool> IsServerReady();
   Result<bool> IsModelReady(const std::string& model, int64_t version = 0);
@@ -61,4 +61,4 @@ class HttpInferClient {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

@@ -1,6 +1,6 @@
-#include "serve/http/http_status.h"
+#include "client/http_status.h"
 
-namespace hone::serve::http {
+namespace hone::client {
 
 int HttpStatusFor(StatusCode code) {
   switch (code) {
@@ -43,4 +43,4 @@ StatusCode StatusCodeForHttp(int http_status) {
   }
 }
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

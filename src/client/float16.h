@@ -6,7 +6,7 @@
 #include <bit>
 #include <cstdint>
 
-namespace hone::serve::http {
+namespace hone::client {
 
 inline float HalfToFloat(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
@@ -46,4 +46,4 @@ inline uint16_t FloatToBf16(float f) {
   return static_cast<uint16_t>((bits + 0x7FFF + odd) >> 16);
 }
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

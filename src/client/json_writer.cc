@@ -1,9 +1,9 @@
-#include "serve/http/json_writer.h"
+#include "client/json_writer.h"
 
 #include <charconv>
 #include <cmath>
 
-namespace hone::serve::http {
+namespace hone::client {
 namespace {
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not one (overlong forms, surrogates and
@@ -171,4 +171,4 @@ void JsonWriter::Raw(std::string_view json) {
   out_.append(json);
 }
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

@@ -1,4 +1,5 @@
-// The bytes of one received request body, laid out so that the infer codec can use them in place:
+// The bytes of one received body (a request on the server, a reply on the client), laid out so that the codecs can
+// use them in place:
 //  - the binary section (after the JSON header of the binary tensor data extension) starts on a 64-byte boundary,
 //    so input tensors can borrow it without a copy (a borrowed tensor must be aligned for its element type);
 //  - at least kPadding readable bytes follow the end, so simdjson parses the JSON header without copying it.
@@ -11,7 +12,7 @@
 #include <span>
 #include <utility>
 
-namespace hone::serve::http {
+namespace hone::client {
 
 class BodyBuffer {
  public:
@@ -49,4 +50,4 @@ class BodyBuffer {
   size_t aligned_offset_ = 0;
 };
 
-}  // namespace hone::serve::http
+}  // namespace hone::client

@@ -1,4 +1,4 @@
-#include "serve/http/body_buffer.h"
+#include "client/body_buffer.h"
 
 #include <simdjson.h>
 
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace hone::serve::http {
+namespace hone::client {
 
 static_assert(BodyBuffer::kPadding >= simdjson::SIMDJSON_PADDING, "simdjson needs this much readable padding");
 
@@ -54,4 +54,4 @@ void BodyBuffer::Append(const void* bytes, size_t n) {
   Commit(n);
 }
 
-}  // namespace hone::serve::http
+}  // namespace hone::client
