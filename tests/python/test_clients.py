@@ -251,7 +251,11 @@ def test_statistics_add_up(serve, repo, protocol):
         assert s["execution_count"] == n_ok  # one request at a time: nothing to batch; warm-up not counted
         for phase in ("queue", "compute_input", "compute_infer", "compute_output"):
             assert st[phase]["count"] == n_ok, (phase, st)
-            assert st[phase]["ns"] > 0, (phase, st)
+            # A lone request that finds the instance idle runs on the front end's thread and never queues: its
+            # queue time is 0, and still counted.
+            if phase != "queue":
+                assert st[phase]["ns"] > 0, (phase, st)
+        assert st["queue"]["ns"] < st["success"]["ns"], st
         assert st["success"]["ns"] >= st["compute_infer"]["ns"] > 0
         assert sum(b["compute_infer"]["count"] for b in s["batch_stats"]) == s["execution_count"]
         assert sum(b["batch_size"] * b["compute_infer"]["count"] for b in s["batch_stats"]) == n_ok * rows_each

@@ -56,14 +56,20 @@ def test_metrics_series_and_their_movement(serve, repo):
     assert value(after, "nv_inference_count", **labels) == n * rows
     assert value(after, "nv_inference_exec_count", **labels) == n  # sequential: one execution each
     assert value(after, "nv_inference_request_failure", **labels) in (0, 1)
+    # Sequential requests find the instance idle and run at once on the front end's thread: their queue time may be
+    # 0, and is less than the time the requests took.
     for name in TRITON_COUNTERS[4:]:
-        assert value(after, name, **labels) > 0, name
+        if name != "nv_inference_queue_duration_us":
+            assert value(after, name, **labels) > 0, name
+    assert value(after, "nv_inference_queue_duration_us", **labels) < \
+        value(after, "nv_inference_request_duration_us", **labels)
     assert value(after, "nv_inference_pending_request_count", **labels) == 0
     # Histograms: one observation per successful request (per execution for the batch size), buckets cumulative.
     for name, count in [("hone_request_duration_seconds", n), ("hone_queue_duration_seconds", n),
                         ("hone_compute_duration_seconds", n), ("hone_batch_size", n)]:
         assert value(after, name + "_count", **labels) == count, name
-        assert value(after, name + "_sum", **labels) > 0, name
+        if name != "hone_queue_duration_seconds":  # no queue time: see above
+            assert value(after, name + "_sum", **labels) > 0, name
         buckets = sorted(((float(l["le"]), v) for nm, l, v in after
                           if nm == name + "_bucket" and l.get("model") == "fashion" and l.get("version") == "1"),
                          key=lambda b: b[0])
