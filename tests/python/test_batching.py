@@ -19,10 +19,16 @@ def send_all(server, protocol, model, arrays: list[np.ndarray], input_name: str)
     return c.Inflight(server, protocol, model, arrays, input_name).collect()
 
 
+TRITON_TIMING = 'parameters { key: "hone.batch_timing" value: { string_value: "triton" } }'
+
+
 @PROTOCOLS
 def test_dynamic_batching_forms_batches(serve, repo, protocol):
+    # Triton's timing: the first request waits the whole 20 ms for others, so requests sent together share a batch
+    # however fast the model is. (hone's default timing never waits while the instance is free; see below.)
     repo.add_fashion("fashion", config=fashion_config("fashion", max_batch_size=8,
-                                                       dynamic_batching="max_queue_delay_microseconds: 20000"))
+                                                       dynamic_batching="max_queue_delay_microseconds: 20000",
+                                                       extra=TRITON_TIMING))
     server = serve(repo.path)
     images, reference = fashion_data()
     n = 24
@@ -41,6 +47,29 @@ def test_dynamic_batching_forms_batches(serve, repo, protocol):
     assert sum(size * count for size, count in sizes.items()) == n, sizes
     assert max(sizes) > 1, f"no batch larger than 1: {sizes}"
     assert max(sizes) <= 8, sizes
+    assert s["execution_count"] < n
+
+
+@PROTOCOLS
+def test_work_conserving_batcher_batches_what_arrives_while_the_instance_is_busy(serve, repo, protocol):
+    # hone's default timing: the first request runs at once; the others arrive while its execution (tens of ms)
+    # holds the only instance, and they form the next batches instead of running one by one.
+    repo.add_slow("slow", iterations=4000, config=slow_config(
+        "slow", max_batch_size=8, dynamic_batching="max_queue_delay_microseconds: 20000"))
+    server = serve(repo.path)
+    n = 12
+    xs = [np.full((1, SLOW_WIDTH), i, np.float32) for i in range(n)]
+    for i, r, e in send_all(server, protocol, "slow", xs, SLOW_INPUT):
+        assert e is None, f"request {i}: {e}"
+        np.testing.assert_array_equal(r.as_numpy(SLOW_OUTPUT), xs[i])
+    cl = c.make_client(protocol, server)
+    try:
+        (s,) = c.statistics(cl, protocol, "slow")
+    finally:
+        cl.close()
+    sizes = {b["batch_size"]: b["compute_infer"]["count"] for b in s["batch_stats"]}
+    assert sum(size * count for size, count in sizes.items()) == n, sizes
+    assert max(sizes) > 1, f"no batch larger than 1: {sizes}"
     assert s["execution_count"] < n
 
 
