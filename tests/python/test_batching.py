@@ -19,6 +19,22 @@ def send_all(server, protocol, model, arrays: list[np.ndarray], input_name: str)
     return c.Inflight(server, protocol, model, arrays, input_name).collect()
 
 
+def assert_batched(server, protocol, model, n: int, max_batch_size: int) -> None:
+    """The statistics show n one-row requests run in fewer than n executions, some of more than one row."""
+    cl = c.make_client(protocol, server)
+    try:
+        (s,) = c.statistics(cl, protocol, model)
+    finally:
+        cl.close()
+    assert s["inference_stats"]["success"]["count"] == n
+    assert s["inference_count"] == n
+    sizes = {b["batch_size"]: b["compute_infer"]["count"] for b in s["batch_stats"]}
+    assert sum(size * count for size, count in sizes.items()) == n, sizes
+    assert max(sizes) > 1, f"no batch larger than 1: {sizes}"
+    assert max(sizes) <= max_batch_size, sizes
+    assert s["execution_count"] < n
+
+
 TRITON_TIMING = 'parameters { key: "hone.batch_timing" value: { string_value: "triton" } }'
 
 
@@ -36,18 +52,7 @@ def test_dynamic_batching_forms_batches(serve, repo, protocol):
     for i, r, e in answers:
         assert e is None, f"request {i}: {e}"
         np.testing.assert_allclose(r.as_numpy(FASHION_OUTPUT), reference[i:i + 1], rtol=0, atol=FASHION_TOLERANCE)
-    cl = c.make_client(protocol, server)
-    try:
-        (s,) = c.statistics(cl, protocol, "fashion")
-    finally:
-        cl.close()
-    assert s["inference_stats"]["success"]["count"] == n
-    assert s["inference_count"] == n
-    sizes = {b["batch_size"]: b["compute_infer"]["count"] for b in s["batch_stats"]}
-    assert sum(size * count for size, count in sizes.items()) == n, sizes
-    assert max(sizes) > 1, f"no batch larger than 1: {sizes}"
-    assert max(sizes) <= 8, sizes
-    assert s["execution_count"] < n
+    assert_batched(server, protocol, "fashion", n, max_batch_size=8)
 
 
 @PROTOCOLS
@@ -62,15 +67,7 @@ def test_work_conserving_batcher_batches_what_arrives_while_the_instance_is_busy
     for i, r, e in send_all(server, protocol, "slow", xs, SLOW_INPUT):
         assert e is None, f"request {i}: {e}"
         np.testing.assert_array_equal(r.as_numpy(SLOW_OUTPUT), xs[i])
-    cl = c.make_client(protocol, server)
-    try:
-        (s,) = c.statistics(cl, protocol, "slow")
-    finally:
-        cl.close()
-    sizes = {b["batch_size"]: b["compute_infer"]["count"] for b in s["batch_stats"]}
-    assert sum(size * count for size, count in sizes.items()) == n, sizes
-    assert max(sizes) > 1, f"no batch larger than 1: {sizes}"
-    assert s["execution_count"] < n
+    assert_batched(server, protocol, "slow", n, max_batch_size=8)
 
 
 @PROTOCOLS
