@@ -1,4 +1,5 @@
-// Little-endian loads and stores on byte buffers, for the file formats in this folder (.npy headers, zip records).
+// Little-endian loads and stores on byte buffers, for the file formats in this folder (.npy headers, zip records)
+// and the length prefixes of BYTES elements.
 // They go through memcpy-free byte arithmetic so that they need no alignment and read the same on any host.
 #pragma once
 
@@ -29,5 +30,10 @@ void Append(std::string& out, T v) {
 inline void Append16(std::string& out, uint16_t v) { Append(out, v); }
 inline void Append32(std::string& out, uint32_t v) { Append(out, v); }
 inline void Append64(std::string& out, uint64_t v) { Append(out, v); }
+
+// Writes v at p as 4 little-endian bytes. The caller has checked that the bytes exist.
+inline void Store32(std::byte* p, uint32_t v) {
+  for (size_t i = 0; i < 4; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFF);
+}
 
 }  // namespace hone::le

@@ -127,6 +127,7 @@ TEST(TensorTest, BorrowChecksSize) {
   EXPECT_EQ(small.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(small.status().message().find("expected 24 bytes, got 20"), std::string::npos);
   EXPECT_FALSE(Tensor::Borrow(DataType::kInt32, {3, 2}, data.data(), 28).ok());
+  // data[0] is 1: a BYTES element of length 1 would need 5 bytes.
   EXPECT_FALSE(Tensor::Borrow(DataType::kBytes, {1}, data.data(), 4).ok());
 }
 
