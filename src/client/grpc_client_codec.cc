@@ -19,7 +19,6 @@ Result<NamedTensor> DecodeOutput(const inference::ModelInferResponse& message, i
   const std::string what = "output '" + output.name() + "'";
   std::optional<DataType> type = ParseDataType(output.datatype());
   if (!type) return Malformed(Status::InvalidArgument(what + ": unknown datatype '" + output.datatype() + "'"));
-  if (*type == DataType::kBytes) return Status::Unimplemented(what + ": BYTES outputs are not supported");
   Shape shape(output.shape().begin(), output.shape().end());
   Result<Tensor> view = message.raw_output_contents_size() > 0
                             ? TensorFromRaw(what, *type, std::move(shape), message.raw_output_contents(i))

@@ -97,8 +97,14 @@ TEST(ClientCodecTest, MalformedResponses) {
   EXPECT_EQ(OutputsFromResponse(m).status().message(),
             "malformed ModelInfer response: output 'y': unknown datatype 'FLOAT'");
 
+  // 8 zero bytes are two empty BYTES elements, which y's shape [2] holds; 9 leave one over.
   y->set_datatype("BYTES");
-  EXPECT_EQ(OutputsFromResponse(m).status().code(), StatusCode::kUnimplemented);
+  auto two_empty = OutputsFromResponse(m);
+  ASSERT_TRUE(two_empty.ok()) << two_empty.status().ToString();
+  EXPECT_EQ((*two_empty)[0].tensor.bytes_elements(), (std::vector<std::string_view>{"", ""}));
+  m.mutable_raw_output_contents(0)->push_back('x');
+  EXPECT_THAT(OutputsFromResponse(m).status().message(),
+              HasSubstr("malformed ModelInfer response: output 'y': BYTES tensor of shape 2: 1 bytes left over"));
 }
 
 }  // namespace

@@ -76,6 +76,27 @@ Result<int64_t> ParseVersion(const element& e) {
   return v;
 }
 
+// A BYTES output: its binary part (the length-prefixed layout, checked against the shape) or its JSON strings, as
+// a tensor that owns its bytes. Advances `offset` past a binary part.
+Result<Tensor> ReadBytesOutput(const simdjson::dom::element& e, std::string_view name, const Shape& shape,
+                               std::span<const std::byte> body, size_t& offset) {
+  uint64_t binary_size = 0;
+  if (e["parameters"]["binary_data_size"].get_uint64().get(binary_size) == simdjson::SUCCESS) {
+    if (binary_size > body.size() - offset)
+      return Bad("output '" + std::string(name) + "': binary_data_size " + std::to_string(binary_size) +
+                 " runs past the body");
+    auto view = Tensor::Borrow(DataType::kBytes, shape, const_cast<std::byte*>(body.data() + offset), binary_size);
+    if (!view.ok()) return Bad("output '" + std::string(name) + "': " + view.status().message());
+    offset += binary_size;
+    return view->Clone();
+  }
+  simdjson::dom::element data;
+  if (e["data"].get(data)) return Bad("output '" + std::string(name) + "': neither data nor binary_data_size");
+  auto count = ElementCount(shape);
+  if (!count) return Bad("output '" + std::string(name) + "': bad shape");
+  return ReadJsonBytesTensor(data, shape, *count, name);
+}
+
 }  // namespace
 
 Status EncodeInferRequest(std::span<const NamedTensor> inputs, const ClientInferOptions& options, std::string& json,
@@ -95,8 +116,7 @@ Status EncodeInferRequest(std::span<const NamedTensor> inputs, const ClientInfer
   w.BeginArray();
   for (const auto& in : inputs) {
     const Tensor& t = in.tensor;
-    if (t.empty() || t.type() == DataType::kBytes)
-      return Status::InvalidArgument("input '" + in.name + "': expected a tensor of a fixed-size type");
+    if (t.empty()) return Status::InvalidArgument("input '" + in.name + "': expected a tensor");
     w.BeginObject();
     w.Field("name", in.name);
     w.Field("datatype", DataTypeName(t.type()));
@@ -162,7 +182,7 @@ Result<InferenceResponse> DecodeInferResponse(std::span<const std::byte> body, s
         e["shape"].get_array().get(shape_json))
       return Bad("an output without name, datatype or shape");
     auto type = ParseDataType(datatype);
-    if (!type || *type == DataType::kBytes || *type == DataType::kInvalid)
+    if (!type || *type == DataType::kInvalid)
       return Bad("output '" + std::string(name) + "': unsupported datatype '" + std::string(datatype) + "'");
     Shape shape;
     for (element d : shape_json) {
@@ -170,8 +190,13 @@ Result<InferenceResponse> DecodeInferResponse(std::span<const std::byte> body, s
       if (d.get_int64().get(v) || v < 0) return Bad("output '" + std::string(name) + "': bad shape");
       shape.push_back(v);
     }
-    HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(*type, shape));
     uint64_t binary_size = 0;
+    if (*type == DataType::kBytes) {
+      HONE_ASSIGN_OR_RETURN(Tensor t, ReadBytesOutput(e, name, shape, body, offset));
+      response.outputs.push_back({std::string(name), std::move(t)});
+      continue;
+    }
+    HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(*type, shape));
     if (e["parameters"]["binary_data_size"].get_uint64().get(binary_size) == simdjson::SUCCESS) {
       if (binary_size != t.byte_size() || binary_size > body.size() - offset)
         return Bad("output '" + std::string(name) + "': binary_data_size " + std::to_string(binary_size) +

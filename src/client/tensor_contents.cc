@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <utility>
+#include <vector>
 
 namespace hone::client {
 namespace {
@@ -78,6 +79,28 @@ void AppendAll(const Tensor& tensor, Field* field) {
   for (T v : values) field->Add(v);
 }
 
+Status OnlyField(std::string_view what, DataType type, std::string_view field, const InferTensorContents& contents) {
+  for (const auto& [name, size] : FieldSizes(contents))
+    if (size > 0 && name != field)
+      return Invalid(what, std::string(DataTypeName(type)) + " data goes in " + std::string(field) + ", got " +
+                     std::string(name));
+  return Status::Ok();
+}
+
+// BYTES from bytes_contents: one string per element, copied into the tensor's length-prefixed layout.
+Result<Tensor> BytesFromContents(std::string_view what, Shape shape, const InferTensorContents& contents) {
+  HONE_RETURN_IF_ERROR(OnlyField(what, DataType::kBytes, "bytes_contents", contents));
+  std::optional<int64_t> count = ElementCount(shape);
+  if (!count) return Invalid(what, "shape " + ShapeToString(shape) + ": expected non-negative dimensions");
+  if (*count != contents.bytes_contents_size())
+    return Invalid(what, "expected " + std::to_string(*count) + " values in bytes_contents for shape " +
+                   ShapeToString(shape) + ", got " + std::to_string(contents.bytes_contents_size()));
+  std::vector<std::string_view> elements(contents.bytes_contents().begin(), contents.bytes_contents().end());
+  Result<Tensor> t = Tensor::FromStrings(std::move(shape), elements);
+  if (!t.ok()) return Invalid(what, t.status().message());
+  return t;
+}
+
 }  // namespace
 
 std::string_view ContentsFieldFor(DataType type) {
@@ -112,6 +135,12 @@ Result<size_t> ExpectedByteSize(std::string_view what, DataType type, const Shap
 }
 
 Result<Tensor> TensorFromRaw(std::string_view what, DataType type, Shape shape, std::string_view raw) {
+  if (type == DataType::kBytes) {
+    // Raw BYTES are the length-prefixed layout the tensor keeps: a view, checked element by element.
+    Result<Tensor> t = Tensor::Borrow(type, std::move(shape), const_cast<char*>(raw.data()), raw.size());
+    if (!t.ok()) return Invalid(what, t.status().message() + " (raw contents)");
+    return t;
+  }
   HONE_ASSIGN_OR_RETURN(size_t bytes, ExpectedByteSize(what, type, shape));
   if (raw.size() != bytes)
     return Invalid(what, "expected " + std::to_string(bytes) + " bytes for " + std::string(DataTypeName(type)) +
@@ -134,15 +163,13 @@ Result<Tensor> TensorFromRaw(std::string_view what, DataType type, Shape shape, 
 
 Result<Tensor> TensorFromContents(std::string_view what, DataType type, Shape shape,
                                   const InferTensorContents& contents) {
+  if (type == DataType::kBytes) return BytesFromContents(what, std::move(shape), contents);
   HONE_ASSIGN_OR_RETURN(size_t bytes, ExpectedByteSize(what, type, shape));
   std::string_view field = ContentsFieldFor(type);
   if (field.empty())
     return Invalid(what, std::string(DataTypeName(type)) +
                    " data must be sent as raw contents (raw_input_contents); no contents field carries it");
-  for (const auto& [name, size] : FieldSizes(contents))
-    if (size > 0 && name != field)
-      return Invalid(what, std::string(DataTypeName(type)) + " data goes in " + std::string(field) + ", got " +
-                     std::string(name));
+  HONE_RETURN_IF_ERROR(OnlyField(what, type, field, contents));
   size_t expected = bytes / ElementSize(type);
   int got = FieldSizeFor(type, contents);
   if (static_cast<size_t>(got) != expected)
@@ -179,6 +206,9 @@ Status TensorToContents(std::string_view what, const Tensor& tensor, InferTensor
     case DataType::kUint64: AppendAll<uint64_t>(tensor, contents->mutable_uint64_contents()); break;
     case DataType::kFp32: AppendAll<float>(tensor, contents->mutable_fp32_contents()); break;
     case DataType::kFp64: AppendAll<double>(tensor, contents->mutable_fp64_contents()); break;
+    case DataType::kBytes:
+      for (std::string_view e : tensor.bytes_elements()) contents->add_bytes_contents(std::string(e));
+      break;
     default:
       return Invalid(what, std::string(DataTypeName(tensor.type())) +
                      " has no contents field; send it as raw contents");

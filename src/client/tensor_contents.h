@@ -26,7 +26,8 @@ Result<size_t> ExpectedByteSize(std::string_view what, DataType type, const Shap
 // A tensor over `raw`, which must hold exactly the shape's bytes, without copying: the tensor borrows `raw`, so
 // whoever calls this keeps `raw` alive as long as the tensor is used. (A buffer that is not aligned for the element
 // type, which protobuf does not promise, is copied instead so that typed reads stay defined.) BOOL bytes must be 0
-// or 1.
+// or 1. BYTES raw contents are the length-prefixed layout (each element a 4-byte little-endian length, then its
+// bytes), checked element by element against the shape and borrowed like the rest.
 Result<Tensor> TensorFromRaw(std::string_view what, DataType type, Shape shape, std::string_view raw);
 
 // A tensor from the typed field that carries `type`, which must hold exactly the shape's element count; every other

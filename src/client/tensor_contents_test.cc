@@ -85,9 +85,10 @@ TEST(TensorContentsTest, RawErrorsNameTheInput) {
   EXPECT_EQ(overflow.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(overflow.status().message(), HasSubstr("too many elements"));
 
+  // "abcd" read as a BYTES length prefix claims 1.6 GB.
   auto bytes = TensorFromRaw("input 's'", DataType::kBytes, {1}, "abcd");
   EXPECT_EQ(bytes.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(bytes.status().message(), "input 's': datatype BYTES has no fixed element size");
+  EXPECT_THAT(bytes.status().message(), HasSubstr("input 's': BYTES element 0: length 1684234849 runs past the end"));
 
   auto boolean = TensorFromRaw("input 'b'", DataType::kBool, {3}, std::string("\x01\x00\x02", 3));
   EXPECT_EQ(boolean.status().code(), StatusCode::kInvalidArgument);
@@ -231,6 +232,29 @@ TEST(TensorContentsTest, ToContentsRoundTripsEveryTypeWithAField) {
   Status half = TensorToContents("output 'h'", *Tensor::Allocate(DataType::kFp16, {1}), &c);
   EXPECT_EQ(half.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(half.message(), "output 'h': FP16 has no contents field; send it as raw contents");
+}
+
+TEST(TensorContentsTest, BytesTravelRawOrAsBytesContents) {
+  std::vector<std::string_view> words = {"héllo", "", std::string_view("\0\xff", 2)};
+  Tensor t = *Tensor::FromStrings({3, 1}, words);
+  const std::string layout = Bytes(t);  // the raw tensor borrows it
+  auto raw = TensorFromRaw("input 's'", DataType::kBytes, {3, 1}, layout);
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  EXPECT_EQ(raw->bytes_elements(), words);
+
+  InferTensorContents c;
+  ASSERT_TRUE(TensorToContents("output 's'", t, &c).ok());
+  ASSERT_EQ(c.bytes_contents_size(), 3);
+  EXPECT_EQ(c.bytes_contents(2), std::string("\0\xff", 2));
+  auto back = TensorFromContents("input 's'", DataType::kBytes, {3, 1}, c);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->bytes_elements(), words);
+
+  auto count = TensorFromContents("input 's'", DataType::kBytes, {2}, c);
+  EXPECT_EQ(count.status().message(), "input 's': expected 2 values in bytes_contents for shape 2, got 3");
+  c.add_fp32_contents(1.0f);
+  auto mixed = TensorFromContents("input 's'", DataType::kBytes, {3, 1}, c);
+  EXPECT_EQ(mixed.status().message(), "input 's': BYTES data goes in bytes_contents, got fp32_contents");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -227,6 +228,42 @@ bool TryFast(const element& data, int64_t count, std::byte* out) {
 
 }  // namespace
 
+namespace {
+
+Status CollectStrings(const element& e, std::vector<std::string_view>& out, int64_t count,
+                      std::string_view input_name) {
+  simdjson::dom::array array;
+  if (e.get_array().get(array) == simdjson::SUCCESS) {
+    for (element child : array) HONE_RETURN_IF_ERROR(CollectStrings(child, out, count, input_name));
+    return Status::Ok();
+  }
+  if (e.type() != element_type::STRING)
+    return Status::InvalidArgument("input '" + std::string(input_name) + "': element " + std::to_string(out.size()) +
+                                   " of BYTES data is " + simdjson::minify(e) + "; expected a string");
+  if (static_cast<int64_t>(out.size()) >= count)
+    return Status::InvalidArgument("input '" + std::string(input_name) + "': more than the " + std::to_string(count) +
+                                   " elements its shape holds");
+  std::string_view text;
+  if (e.get_string().get(text) != simdjson::SUCCESS)
+    return Status::Internal("input '" + std::string(input_name) + "': a JSON string that does not read as one");
+  out.push_back(text);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Tensor> ReadJsonBytesTensor(const element& data, const Shape& shape, int64_t count,
+                                   std::string_view input_name) {
+  std::vector<std::string_view> strings;
+  strings.reserve(static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(count, 1 << 20))));
+  HONE_RETURN_IF_ERROR(CollectStrings(data, strings, count, input_name));
+  if (static_cast<int64_t>(strings.size()) != count)
+    return Status::InvalidArgument("input '" + std::string(input_name) + "': expected " + std::to_string(count) +
+                                   " elements in 'data' (shape " + ShapeToString(shape) + "), got " +
+                                   std::to_string(strings.size()));
+  return Tensor::FromStrings(shape, strings);
+}
+
 int64_t CountJsonElements(const element& data) {
   simdjson::dom::array array;
   if (data.get_array().get(array)) return 1;
@@ -276,6 +313,8 @@ void WriteJsonTensorData(JsonWriter& w, const Tensor& t) {
     case DataType::kFp32: EachElement<float>(t, [&](float v) { w.Float(v); }); break;
     case DataType::kFp64: EachElement<double>(t, [&](double v) { w.Double(v); }); break;
     case DataType::kBytes:
+      for (std::string_view e : t.bytes_elements()) w.String(e);
+      break;
     case DataType::kInvalid: break;
   }
   w.EndArray();

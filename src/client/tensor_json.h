@@ -2,13 +2,15 @@
 // a response output's "data" array. Row-major; the array may be flat or nested to any depth (KServe v2 allows both;
 // like Triton, only the element count is checked against the shape, not the nesting). BOOL is true/false;
 // integers must be JSON integers within the type's range; FP16/BF16/FP32 accept any JSON number that is finite in
-// the type (rounded to nearest even); BYTES has no fixed-size buffer and is not handled here.
+// the type (rounded to nearest even); BYTES elements are JSON strings (written with invalid UTF-8 replaced by
+// U+FFFD, since a JSON document cannot carry raw bytes: binary data belongs in the binary tensor extension).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "base/result.h"
 #include "base/status.h"
 #include "tensor/data_type.h"
 #include "tensor/tensor.h"
@@ -26,6 +28,12 @@ class JsonWriter;
 // range, or when the array holds more or fewer than `count` elements.
 Status ReadJsonTensorData(const simdjson::dom::element& data, DataType type, int64_t count, std::byte* out,
                           std::string_view input_name);
+
+// A BYTES tensor of `shape` (which holds `count` elements) from `data`, an array of strings nested to any depth, or
+// one string. InvalidArgument naming `input_name` and the element index when an element is not a string or the
+// count differs.
+Result<Tensor> ReadJsonBytesTensor(const simdjson::dom::element& data, const Shape& shape, int64_t count,
+                                   std::string_view input_name);
 
 // The number of leaf values in `data` (an array nested to any depth; 1 for a non-array), so that a request's
 // element count is checked before a buffer for its shape is allocated.

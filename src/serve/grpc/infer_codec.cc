@@ -16,7 +16,7 @@ using inference::ModelInferRequest;
 using ParameterMap = google::protobuf::Map<std::string, InferParameter>;
 
 constexpr std::string_view kKnownTypes = "BOOL, UINT8, UINT16, UINT32, UINT64, INT8, INT16, INT32, INT64, FP16, "
-                                         "BF16, FP32, FP64";
+                                         "BF16, FP32, FP64, BYTES";
 
 Status Invalid(const std::string& message) { return Status::InvalidArgument(message); }
 
@@ -57,9 +57,6 @@ Status ReadParameters(const ParameterMap& parameters, InferenceRequest* request)
 Result<DataType> ReadDataType(const std::string& what, const std::string& name) {
   std::optional<DataType> type = ParseDataType(name);
   if (!type) return Invalid(what + ": unknown datatype '" + name + "', expected one of " + std::string(kKnownTypes));
-  if (*type == DataType::kBytes)
-    return Invalid(what + ": BYTES tensors are not supported by hone serve, expected a fixed-size datatype (" +
-                   std::string(kKnownTypes) + ")");
   return *type;
 }
 
@@ -74,8 +71,12 @@ Result<Tensor> DecodeInput(const ModelInferRequest& message, int i, const std::s
                      "other for all inputs");
     return client::TensorFromRaw(what, type, std::move(shape), message.raw_input_contents(i));
   }
-  HONE_ASSIGN_OR_RETURN(size_t bytes, client::ExpectedByteSize(what, type, shape));
-  if (!has_contents && bytes > 0) return Invalid(what + ": no data, expected raw_input_contents or contents");
+  bool holds_data = ElementCount(shape).value_or(0) > 0;
+  if (type != DataType::kBytes) {
+    HONE_ASSIGN_OR_RETURN(size_t bytes, client::ExpectedByteSize(what, type, shape));
+    holds_data = bytes > 0;
+  }
+  if (!has_contents && holds_data) return Invalid(what + ": no data, expected raw_input_contents or contents");
   return client::TensorFromContents(what, type, std::move(shape), input.contents());
 }
 
@@ -142,14 +143,14 @@ Status ToModelInferResponse(const InferenceResponse& response, inference::ModelI
   message->mutable_raw_output_contents()->Reserve(static_cast<int>(response.outputs.size()));
   for (const NamedTensor& output : response.outputs) {
     const Tensor& tensor = output.tensor;
-    if (tensor.empty() || ElementSize(tensor.type()) == 0)
-      return Status::Internal("output '" + output.name + "': the server produced an " +
-                              std::string(DataTypeName(tensor.type())) + " tensor, expected a fixed-size type");
+    if (tensor.empty())
+      return Status::Internal("output '" + output.name + "': the server produced an INVALID tensor");
     auto* entry = message->add_outputs();
     entry->set_name(output.name);
     entry->set_datatype(std::string(DataTypeName(tensor.type())));
     entry->mutable_shape()->Add(tensor.shape().begin(), tensor.shape().end());
-    // The one copy on the way out: protobuf's bytes fields own std::strings.
+    // The one copy on the way out: protobuf's bytes fields own std::strings. BYTES go in their length-prefixed
+    // layout, as Triton sends them and tritonclient decodes them.
     message->add_raw_output_contents()->assign(reinterpret_cast<const char*>(tensor.data()), tensor.byte_size());
   }
   return Status::Ok();

@@ -171,13 +171,13 @@ TEST(InferCodecTest, MalformedInputsAreNamed) {
        "input 'x': shape 1x-2: expected non-negative dimensions"},
       {"datatype", [](ModelInferRequest* m) { m->mutable_inputs(0)->set_datatype("FLOAT32"); },
        "input 'x': unknown datatype 'FLOAT32', expected one of BOOL, UINT8, UINT16, UINT32, UINT64, INT8, INT16, "
-       "INT32, INT64, FP16, BF16, FP32, FP64"},
+       "INT32, INT64, FP16, BF16, FP32, FP64, BYTES"},
       {"lower-case datatype", [](ModelInferRequest* m) { m->mutable_inputs(0)->set_datatype("fp32"); },
        "input 'x': unknown datatype 'fp32', expected one of BOOL, UINT8, UINT16, UINT32, UINT64, INT8, INT16, "
-       "INT32, INT64, FP16, BF16, FP32, FP64"},
+       "INT32, INT64, FP16, BF16, FP32, FP64, BYTES"},
+      // Two floats' raw bytes read as a BYTES length prefix: a length far past the data.
       {"bytes", [](ModelInferRequest* m) { m->mutable_inputs(0)->set_datatype("BYTES"); },
-       "input 'x': BYTES tensors are not supported by hone serve, expected a fixed-size datatype (BOOL, UINT8, "
-       "UINT16, UINT32, UINT64, INT8, INT16, INT32, INT64, FP16, BF16, FP32, FP64)"},
+       "input 'x': BYTES element 0: length 1065353216 runs past the end of the data (4 bytes left) (raw contents)"},
       {"empty name", [](ModelInferRequest* m) { m->mutable_inputs(0)->set_name(""); },
        "input 0: expected a name"},
       {"duplicate", [](ModelInferRequest* m) {

@@ -10,7 +10,6 @@
 #include <unordered_set>
 
 #include "client/tensor_json.h"
-#include "serve/http/bytes_elements.h"
 
 namespace hone::serve::http {
 namespace {
@@ -197,16 +196,15 @@ Result<Tensor> JsonTensor(const InputHeader& in) {
   return t;
 }
 
-Status RejectBytes(const InputHeader& in, std::span<const std::byte> binary) {
-  const std::string who = "input " + Quote(in.name);
-  if (in.binary_size) {
-    HONE_RETURN_IF_ERROR(SplitBytesElements(binary, in.elements, in.name).status());
-  } else if (in.data->type() == element_type::ARRAY) {
-    if (client::CountJsonElements(*in.data) != in.elements)
-      return Bad(who + ": expected " + std::to_string(in.elements) + " elements in 'data' (shape " +
-                 ShapeToString(in.shape) + ")");
-  }
-  return Bad(who + ": BYTES tensors are not supported: hone's models take fixed-size element types");
+// A BYTES input: binary data is already in the tensor's layout (a view, checked element by element); JSON strings
+// are copied out of the parser's buffer.
+Result<Tensor> BytesTensor(const InputHeader& in, std::span<const std::byte> binary) {
+  Result<Tensor> t = in.binary_size
+                         ? Tensor::Borrow(DataType::kBytes, in.shape, const_cast<std::byte*>(binary.data()),
+                                          binary.size())
+                         : client::ReadJsonBytesTensor(*in.data, in.shape, in.elements, in.name);
+  if (!t.ok() && in.binary_size) return Bad("input " + Quote(in.name) + ": " + t.status().message());
+  return t;
 }
 
 Result<element> ParseJson(const InferBody& body, size_t json_size, simdjson::dom::parser& parser) {
@@ -253,8 +251,9 @@ Status Decode(const InferBody& body, size_t json_size, simdjson::dom::parser& pa
       binary = body.bytes.subspan(offset, static_cast<size_t>(*in.binary_size));
       offset += binary.size();
     }
-    if (in.type == DataType::kBytes) return RejectBytes(in, binary);
-    Result<Tensor> tensor = in.binary_size ? BinaryTensor(in, binary.data(), binary.size()) : JsonTensor(in);
+    Result<Tensor> tensor = in.type == DataType::kBytes ? BytesTensor(in, binary)
+                            : in.binary_size          ? BinaryTensor(in, binary.data(), binary.size())
+                                                      : JsonTensor(in);
     if (!tensor.ok()) return tensor.status();
     out.request.inputs.push_back({std::move(in.name), std::move(tensor).value()});
   }

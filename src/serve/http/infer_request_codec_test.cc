@@ -9,7 +9,6 @@
 
 #include "client/body_buffer.h"
 #include "client/float16.h"
-#include "serve/http/bytes_elements.h"
 
 namespace hone::serve::http {
 namespace {
@@ -275,37 +274,47 @@ TEST(InferRequestCodec, BinarySizesMustAddUp) {
               "has both 'data' and parameter 'binary_data_size'", Raw<float>({1}));
 }
 
-TEST(InferRequestCodec, BytesInputsAreCheckedThenRejected) {
-  std::string two;
-  AppendBytesElement(two, "hi");
-  AppendBytesElement(two, "");
+// The KServe binary layout of `elements` (what a client sends for a BYTES input).
+std::string BytesLayout(std::vector<std::string_view> elements) {
+  Tensor t = *Tensor::FromStrings({static_cast<int64_t>(elements.size())}, elements);
+  return std::string(reinterpret_cast<const char*>(t.data()), t.byte_size());
+}
+
+TEST(InferRequestCodec, BinaryBytesInputsAreViewsCheckedElementByElement) {
+  const std::string two = BytesLayout({"hi", ""});
   const std::string json =
       R"({"inputs":[{"name":"s","shape":[2],"datatype":"BYTES","parameters":{"binary_data_size":)" +
       std::to_string(two.size()) + "}}]}";
-  ExpectError(json, "input 's': BYTES tensors are not supported", two);
+  auto decoded = DecodeInferRequest(Body(json, two));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  const Tensor& s = decoded->request.inputs[0].tensor;
+  EXPECT_EQ(s.type(), DataType::kBytes);
+  EXPECT_FALSE(s.owns_data()) << "a view over the body";
+  EXPECT_EQ(s.bytes_elements(), (std::vector<std::string_view>{"hi", ""}));
+
   std::string cut = two.substr(0, 5);  // "hi" claims 2 bytes but only 1 is there
   const std::string cut_json =
       R"({"inputs":[{"name":"s","shape":[2],"datatype":"BYTES","parameters":{"binary_data_size":5}}]})";
-  ExpectError(cut_json, "input 's': BYTES element 0 claims 2 bytes, only 1 left", cut);
-  ExpectError(R"({"inputs":[{"name":"s","shape":[1],"datatype":"BYTES","data":["a"]}]})",
-              "input 's': BYTES tensors are not supported");
+  ExpectError(cut_json, "input 's': BYTES element 0: length 2 runs past the end of the data (1 bytes left)", cut);
+  const std::string one_json =
+      R"({"inputs":[{"name":"s","shape":[1],"datatype":"BYTES","parameters":{"binary_data_size":)" +
+      std::to_string(two.size()) + "}}]}";
+  ExpectError(one_json, "input 's': BYTES tensor of shape 1: 4 bytes left over after its 1 elements", two);
 }
 
-TEST(BytesElements, SplitAndAppendRoundTrip) {
-  std::string data;
-  AppendBytesElement(data, "abc");
-  AppendBytesElement(data, "");
-  AppendBytesElement(data, std::string("\0\xff", 2));
-  EXPECT_EQ(data.substr(0, 4), std::string("\x03\x00\x00\x00", 4)) << "4-byte little-endian length first";
-  auto parts = SplitBytesElements(std::as_bytes(std::span(data)), 3, "s");
-  ASSERT_TRUE(parts.ok());
-  EXPECT_EQ((*parts)[0], "abc");
-  EXPECT_EQ((*parts)[1], "");
-  EXPECT_EQ((*parts)[2], std::string("\0\xff", 2));
-  EXPECT_THAT(SplitBytesElements(std::as_bytes(std::span(data)), 2, "s").status().message(),
-              HasSubstr("6 bytes left after the 2 BYTES elements"));
-  EXPECT_THAT(SplitBytesElements(std::as_bytes(std::span(data)), 4, "s").status().message(),
-              HasSubstr("BYTES element 3 of 4: expected a 4-byte length at byte 17, only 0 bytes left"));
+TEST(InferRequestCodec, JsonBytesInputsAreStrings) {
+  auto decoded = DecodeInferRequest(Body(
+      R"({"inputs":[{"name":"s","shape":[2,2],"datatype":"BYTES","data":[["a","b\u00e9"],["","\u4e2d"]]}]})"));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  const Tensor& s = decoded->request.inputs[0].tensor;
+  EXPECT_EQ(s.shape(), (Shape{2, 2}));
+  EXPECT_EQ(s.bytes_elements(), (std::vector<std::string_view>{"a", "b\xc3\xa9", "", "\xe4\xb8\xad"}));
+  ExpectError(R"({"inputs":[{"name":"s","shape":[2],"datatype":"BYTES","data":["a",1]}]})",
+              "input 's': element 1 of BYTES data is 1; expected a string");
+  ExpectError(R"({"inputs":[{"name":"s","shape":[2],"datatype":"BYTES","data":["a"]}]})",
+              "input 's': expected 2 elements in 'data' (shape 2), got 1");
+  ExpectError(R"({"inputs":[{"name":"s","shape":[1],"datatype":"BYTES","data":["a","b"]}]})",
+              "input 's': more than the 1 elements its shape holds");
 }
 
 }  // namespace

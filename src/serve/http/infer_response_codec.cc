@@ -25,7 +25,9 @@ Result<EncodedInferResponse> EncodeInferResponse(InferenceResponse response, con
   size_t estimate = 128 + owned->model_name.size() + owned->id.size();
   for (const auto& o : owned->outputs) {
     estimate += 96 + o.name.size() + 12 * o.tensor.shape().size();
-    if (!format.BinaryFor(o.name)) estimate += 14 * static_cast<size_t>(o.tensor.element_count());
+    if (!format.BinaryFor(o.name))
+      estimate += o.tensor.type() == DataType::kBytes ? o.tensor.byte_size()
+                                                      : 14 * static_cast<size_t>(o.tensor.element_count());
   }
   out.json.reserve(estimate);
 
@@ -38,7 +40,7 @@ Result<EncodedInferResponse> EncodeInferResponse(InferenceResponse response, con
   w.BeginArray();
   for (const auto& o : owned->outputs) {
     const Tensor& t = o.tensor;
-    if (t.type() == DataType::kBytes || t.type() == DataType::kInvalid)
+    if (t.type() == DataType::kInvalid)
       return Status::Internal("output '" + o.name + "': cannot serialize a tensor of type " +
                               std::string(DataTypeName(t.type())));
     w.BeginObject();
