@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "serve/config/config_types.h"
+#include "serve/config/ensemble_config.h"
 #include "serve/config/onnx_parameters.h"
 
 namespace hone::serve {
@@ -143,8 +144,10 @@ int TotalInstanceCount(const inference::ModelConfig& config) {
 void ApplyConfigDefaults(const ConfigSource& source, const CompletionOptions& options,
                          inference::ModelConfig* config) {
   if (config->name().empty()) config->set_name(source.model_name);
-  if (config->platform().empty()) config->set_platform("onnxruntime_onnx");
+  if (IsEnsemble(*config)) return;  // no backend, no instances: its steps' models have them
   if (config->backend().empty()) config->set_backend("onnxruntime");
+  // A processing stage (backend hone_tokenizer, ...) has no platform.
+  if (config->platform().empty() && config->backend() == "onnxruntime") config->set_platform("onnxruntime_onnx");
   if (config->instance_group_size() == 0) {
     auto* group = config->add_instance_group();
     group->set_name(config->name());
@@ -161,7 +164,8 @@ void ApplyConfigDefaults(const ConfigSource& source, const CompletionOptions& op
   if (config->version_policy().policy_choice_case() == inference::ModelVersionPolicy::POLICY_CHOICE_NOT_SET)
     config->mutable_version_policy()->mutable_latest()->set_num_versions(1);
   const std::string intra(kIntraOpThreadCount);
-  if (config->parameters().count(intra) == 0) {
+  // ONNX Runtime's threads; a processing stage's parameters are its own.
+  if (config->backend() == "onnxruntime" && config->parameters().count(intra) == 0) {
     int cores = options.cores > 0 ? options.cores : static_cast<int>(std::thread::hardware_concurrency());
     int threads = std::max(1, std::max(cores, 1) / TotalInstanceCount(*config));
     (*config->mutable_parameters())[intra].set_string_value(std::to_string(threads));

@@ -92,7 +92,7 @@ std::string Compare(const std::string& name, const Tensor& solo, const Tensor& b
 
 }  // namespace
 
-Result<BatchCheck> CheckBatching(const runtime::Session& session, const inference::ModelConfig& config,
+Result<BatchCheck> CheckBatching(const ModelInstance& session, const inference::ModelConfig& config,
                                  const ConfigSource& source) {
   const runtime::ModelMetadata& model = session.metadata();
   const IoReshape reshape(config);

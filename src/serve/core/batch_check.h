@@ -8,7 +8,7 @@
 
 #include "base/result.h"
 #include "client/model_config.pb.h"
-#include "runtime/session.h"
+#include "serve/core/model_instance.h"
 #include "serve/config/config_validate.h"
 
 namespace hone::serve {
@@ -24,7 +24,7 @@ struct BatchCheck {
 // with max_batch_size >= 2. Dynamic dimensions other than the batch take 1, else 2, else 4: the first size at which
 // the model runs both samples alone. A model that cannot run the samples at all is not safe (unverified).
 // Errors only for a sample hone cannot make (TYPE_STRING inputs); the caller then does not claim batching either.
-Result<BatchCheck> CheckBatching(const runtime::Session& session, const inference::ModelConfig& config,
+Result<BatchCheck> CheckBatching(const ModelInstance& session, const inference::ModelConfig& config,
                                  const ConfigSource& source);
 
 }  // namespace hone::serve

@@ -1,5 +1,6 @@
 // The per-model-version scheduler: queues requests, forms batches with Triton's dynamic batcher semantics and runs
-// them on the model's instances (one runtime::Session each, one thread each).
+// them on the model's instances (one ModelInstance each: an ONNX Runtime session or a processing stage; one thread
+// each).
 //
 // Batching rules (Triton's): with max_batch_size > 0 every input has a leading batch dimension; requests whose
 // other dimensions match (per input) may share a batch up to max_batch_size rows. A batch is sent to a free
@@ -28,7 +29,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "runtime/session.h"
+#include "serve/core/model_instance.h"
 #include "serve/core/inference.h"
 #include "serve/core/model_stats.h"
 
@@ -67,7 +68,7 @@ class Scheduler {
  public:
   // Takes ownership of the instances (at least one; all the same model). `stats` outlives the scheduler.
   static Result<std::unique_ptr<Scheduler>> Create(SchedulerOptions options,
-                                                    std::vector<std::unique_ptr<runtime::Session>> instances,
+                                                    std::vector<std::unique_ptr<ModelInstance>> instances,
                                                     ModelStats* stats);
   virtual ~Scheduler() = default;
 

@@ -45,13 +45,13 @@ uint64_t Ns(Clock::duration d) {
 }  // namespace
 
 Result<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions options,
-                                                     std::vector<std::unique_ptr<runtime::Session>> instances,
+                                                     std::vector<std::unique_ptr<ModelInstance>> instances,
                                                      ModelStats* stats) {
   return CreateScheduler(std::move(options), std::move(instances), stats, {});
 }
 
 Result<std::unique_ptr<Scheduler>> CreateScheduler(SchedulerOptions options,
-                                                   std::vector<std::unique_ptr<runtime::Session>> instances,
+                                                   std::vector<std::unique_ptr<ModelInstance>> instances,
                                                    ModelStats* stats, SchedulerHooks hooks) {
   HONE_RETURN_IF_ERROR(ValidateSchedulerOptions(options, instances).WithContext(ModelLabel(options)));
   auto scheduler =
@@ -60,7 +60,7 @@ Result<std::unique_ptr<Scheduler>> CreateScheduler(SchedulerOptions options,
   return std::unique_ptr<Scheduler>(std::move(scheduler));
 }
 
-SchedulerImpl::SchedulerImpl(SchedulerOptions options, std::vector<std::unique_ptr<runtime::Session>> instances,
+SchedulerImpl::SchedulerImpl(SchedulerOptions options, std::vector<std::unique_ptr<ModelInstance>> instances,
                              ModelStats* stats, SchedulerHooks hooks)
     : options_(std::move(options)),
       label_(ModelLabel(options_)),

@@ -40,13 +40,13 @@ struct SchedulerHooks {
 
 // Scheduler::Create with hooks.
 Result<std::unique_ptr<Scheduler>> CreateScheduler(SchedulerOptions options,
-                                                   std::vector<std::unique_ptr<runtime::Session>> instances,
+                                                   std::vector<std::unique_ptr<ModelInstance>> instances,
                                                    ModelStats* stats, SchedulerHooks hooks);
 
 class SchedulerImpl final : public Scheduler {
  public:
   // Options and instances already validated. Threads start in Start().
-  SchedulerImpl(SchedulerOptions options, std::vector<std::unique_ptr<runtime::Session>> instances,
+  SchedulerImpl(SchedulerOptions options, std::vector<std::unique_ptr<ModelInstance>> instances,
                 ModelStats* stats, SchedulerHooks hooks);
   ~SchedulerImpl() override;  // Stop(now) unless stopped
 
@@ -58,7 +58,7 @@ class SchedulerImpl final : public Scheduler {
  private:
   struct Instance {
     explicit Instance(BatchAssembler a) : assembler(std::move(a)) {}
-    std::unique_ptr<runtime::Session> session;
+    std::unique_ptr<ModelInstance> session;
     BatchAssembler assembler;
     PendingList batch;  // the batch this instance is running; touched only by the thread running it
     std::thread thread;

@@ -42,15 +42,15 @@ inline std::string ModelPath(const std::string& name) {
 }
 
 // `count` sessions of one model; one intra-op thread each, no spinning (a 2-core machine runs the tests).
-inline std::vector<std::unique_ptr<runtime::Session>> OpenInstances(const std::string& name, int count = 1) {
+inline std::vector<std::unique_ptr<ModelInstance>> OpenInstances(const std::string& name, int count = 1) {
   runtime::SessionOptions options;
   options.intra_op_threads = 1;
   options.allow_spinning = false;
-  std::vector<std::unique_ptr<runtime::Session>> sessions;
+  std::vector<std::unique_ptr<ModelInstance>> sessions;
   for (int i = 0; i < count; ++i) {
     auto session = runtime::Session::Open(ModelPath(name), options);
     EXPECT_TRUE(session.ok()) << session.status().ToString();
-    if (session.ok()) sessions.push_back(std::move(session).value());
+    if (session.ok()) sessions.push_back(SessionInstance(std::move(session).value()));
   }
   return sessions;
 }

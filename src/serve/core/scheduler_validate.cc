@@ -68,23 +68,23 @@ std::string ModelLabel(const SchedulerOptions& options) {
 }
 
 Status ValidateSchedulerOptions(const SchedulerOptions& options,
-                                const std::vector<std::unique_ptr<runtime::Session>>& instances) {
+                                const std::vector<std::unique_ptr<ModelInstance>>& instances) {
   if (instances.empty()) return Status::InvalidArgument("expected at least one instance, got none");
   for (const auto& instance : instances)
-    if (!instance) return Status::InvalidArgument("instance: expected a session, got null");
+    if (!instance) return Status::InvalidArgument("instance: expected a model instance, got null");
   const runtime::ModelMetadata& model = instances.front()->metadata();
   for (const auto& instance : instances)
     if (!SameSpecs(instance->metadata().inputs, model.inputs) ||
         !SameSpecs(instance->metadata().outputs, model.outputs))
-      return Status::InvalidArgument("instance '" + instance->model_path() +
+      return Status::InvalidArgument("instance '" + instance->source() +
                                      "': expected the same inputs and outputs as '" +
-                                     instances.front()->model_path() + "'");
+                                     instances.front()->source() + "'");
   HONE_RETURN_IF_ERROR(CheckBatching(options));
   if (options.max_batch_size > 0 && model.inputs.empty())
     return Status::InvalidArgument("max_batch_size " + std::to_string(options.max_batch_size) +
                                    ": the model has no inputs to carry a batch dimension");
   for (const auto& input : model.inputs) {
-    if (ElementSize(input.type) == 0)
+    if (input.type == DataType::kInvalid)
       return Status::Unimplemented(Quoted("input", input.name) + ": element type " + input.onnx_type +
                                    " is not supported by the scheduler");
     if (options.max_batch_size > 0) HONE_RETURN_IF_ERROR(CheckBatchDimension(input, "input", options.max_batch_size));

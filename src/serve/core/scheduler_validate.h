@@ -9,7 +9,7 @@
 
 #include "base/result.h"
 #include "runtime/model_metadata.h"
-#include "runtime/session.h"
+#include "serve/core/model_instance.h"
 #include "serve/core/inference.h"
 #include "serve/core/scheduler.h"
 
@@ -23,7 +23,7 @@ std::string ModelLabel(const SchedulerOptions& options);
 // in [1, max_batch_size]; priority levels consistent. InvalidArgument (Unimplemented for an unsupported input
 // type), naming the field or the tensor.
 Status ValidateSchedulerOptions(const SchedulerOptions& options,
-                                const std::vector<std::unique_ptr<runtime::Session>>& instances);
+                                const std::vector<std::unique_ptr<ModelInstance>>& instances);
 
 // Checks `request` against `model` and puts its inputs in the model's input order. On success returns the
 // request's batch size (1 when max_batch_size == 0). Unknown inputs and outputs are NotFound; everything else

@@ -22,11 +22,11 @@ class ValidateRequestTest : public ::testing::Test {
     two_ = std::move(OpenInstances("two_inputs").front());
   }
   // The error message for `r` against `session` with max_batch_size `max`, or "ok".
-  Status Check(InferenceRequest r, const runtime::Session& session, int64_t max = 8) {
+  Status Check(InferenceRequest r, const ModelInstance& session, int64_t max = 8) {
     auto rows = ValidateRequest(session.metadata(), max, r);
     return rows.status();
   }
-  std::unique_ptr<runtime::Session> affine_, two_;
+  std::unique_ptr<ModelInstance> affine_, two_;
 };
 
 TEST_F(ValidateRequestTest, AcceptsAndReordersInputsIntoModelOrder) {
