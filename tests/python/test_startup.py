@@ -105,8 +105,10 @@ def test_exit_on_error_false_keeps_serving_live_and_not_ready(serve, repo):
 
 
 @pytest.mark.parametrize("config, said", [
+    ('name: "ens"\nsequence_batching { }\n',
+     "/ens/config.pbtxt:2:1: hone does not support 'sequence_batching' in ModelConfig yet"),
     ('name: "ens"\nplatform: "ensemble"\nensemble_scheduling { step [ ] }\n',
-     "/ens/config.pbtxt:3:1: hone does not support 'ensemble_scheduling' in ModelConfig yet (Triton's ensembles)"),
+     "/ens/config.pbtxt: platform 'ensemble': expected ensemble_scheduling with at least one step"),
     ('name: "ens"\nbackend: "python"\n',
      "/ens/config.pbtxt: hone does not support backend 'python' (Triton's Python backend) yet"),
     ('name: "ens"\nmax_batch: 4\n',

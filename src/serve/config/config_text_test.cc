@@ -177,13 +177,7 @@ TEST(ConfigTextTest, UnknownFieldSuggestsTheNearestKnownOne) {
 }
 
 TEST(ConfigTextTest, TritonFieldHoneLacksSaysNotSupportedYet) {
-  auto parsed = ParseModelConfig("name: \"ens\"\nplatform: \"ensemble\"\nensemble_scheduling { step [ ] }\n",
-                                 "models/ens/config.pbtxt");
-  EXPECT_EQ(parsed.status().code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(parsed.status().message(),
-            "models/ens/config.pbtxt:3:1: hone does not support 'ensemble_scheduling' in ModelConfig yet "
-            "(Triton's ensembles)");
-  parsed = ParseModelConfig("sequence_batching { }", "c.pbtxt");
+  auto parsed = ParseModelConfig("sequence_batching { }", "c.pbtxt");
   EXPECT_EQ(parsed.status().code(), StatusCode::kUnimplemented);
   EXPECT_THAT(parsed.status().message(), HasSubstr("hone does not support 'sequence_batching' in ModelConfig yet"));
   parsed = ParseModelConfig("instance_group [ { count: 1 gpus: [ 0 ] } ]", "c.pbtxt");

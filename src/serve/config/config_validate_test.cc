@@ -51,8 +51,8 @@ TEST(ConfigValidateTest, OnlyOnnxRuntime) {
   ExpectError("platform: \"tensorrt_plan\"", StatusCode::kUnimplemented, "platform 'tensorrt_plan'");
   ExpectError("backend: \"python\"", StatusCode::kUnimplemented,
               "hone does not support backend 'python' (Triton's Python backend) yet");
-  ExpectError("platform: \"ensemble\"", StatusCode::kUnimplemented,
-              "hone does not support platform 'ensemble' (Triton's ensembles) yet");
+  ExpectInvalid("platform: \"ensemble\"", "platform 'ensemble': expected ensemble_scheduling with at least one step");
+  ExpectError("backend: \"hone_nothing\"", StatusCode::kUnimplemented, "its processing stages (hone_pooling");
   EXPECT_TRUE(Validate("backend: \"onnxruntime\"").ok());
 }
 

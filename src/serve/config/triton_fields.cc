@@ -17,7 +17,6 @@ struct TritonField {
 
 // Triton's fields that hone's proto does not have (as of Triton 2.5x), each with what it is for.
 constexpr TritonField kUnsupported[] = {
-    {"ModelConfig", "ensemble_scheduling", "Triton's ensembles"},
     {"ModelConfig", "sequence_batching", "the sequence batcher, for stateful models"},
     {"ModelConfig", "batch_input", "ragged batching"},
     {"ModelConfig", "batch_output", "ragged batching"},

@@ -1,16 +1,20 @@
 #include "serve/core/loaded_version.h"
 
 #include <chrono>
+#include <filesystem>
 
 #include "base/log.h"
+#include "process/stage.h"
 #include "runtime/session.h"
 #include "serve/config/batch_timing.h"
 #include "serve/config/config_complete.h"
 #include "serve/config/config_types.h"
+#include "serve/config/ensemble_config.h"
 #include "serve/config/onnx_parameters.h"
 #include "serve/config/repository.h"
 #include "serve/config/warmup.h"
 #include "serve/core/batch_check.h"
+#include "serve/core/ensemble_load.h"
 #include "serve/core/scheduler_config.h"
 
 namespace hone::serve {
@@ -33,7 +37,7 @@ std::string Describe(const std::vector<NamedTensor>& inputs) {
 
 // Runs `sample` `count` times on `session`. Samples carry request-side shapes; the config's reshapes give the
 // model's, exactly as for a request.
-Status RunSample(const runtime::Session& session, const IoReshape& reshape, const WarmupSample& sample) {
+Status RunSample(const ModelInstance& session, const IoReshape& reshape, const WarmupSample& sample) {
   const runtime::ModelMetadata& model = session.metadata();
   InferenceRequest request;
   request.inputs = sample.inputs;
@@ -54,7 +58,7 @@ Status RunSample(const runtime::Session& session, const IoReshape& reshape, cons
 
 // hone's own warm-up on `sessions`: the first candidate that runs on the first instance, then on the others. Never
 // fails: a model that takes none of the candidates loads unwarmed, and the log says why. Whether one ran.
-bool DefaultWarmUp(const std::vector<std::unique_ptr<runtime::Session>>& sessions,
+bool DefaultWarmUp(const std::vector<std::unique_ptr<ModelInstance>>& sessions,
                    const inference::ModelConfig& config, const IoReshape& reshape, const ConfigSource& source,
                    const std::string& label) {
   std::string tried, last_error;
@@ -88,7 +92,7 @@ bool DefaultWarmUp(const std::vector<std::unique_ptr<runtime::Session>>& session
 
 // Checks batching that hone inferred (the config set no max_batch_size) and, when the check fails, completes the
 // config again without batching. `request` is what the config was completed from.
-Status CheckClaimedBatching(const runtime::Session& session, const LoadVersionRequest& request,
+Status CheckClaimedBatching(const ModelInstance& session, const LoadVersionRequest& request,
                             const CompletionOptions& completion, const std::string& label,
                             inference::ModelConfig* config) {
   // A max_batch_size the config sets is the user's choice: checking it would cost three runs of a model that may
@@ -106,7 +110,52 @@ Status CheckClaimedBatching(const runtime::Session& session, const LoadVersionRe
   return CompleteFromModel(session.metadata(), no_batching, request.source, config);
 }
 
+// The instances of a processing stage: its parameters are the config's, less those the scheduler reads.
+Result<std::vector<std::unique_ptr<ModelInstance>>> OpenStages(const LoadVersionRequest& request,
+                                                               const inference::ModelConfig& config) {
+  process::StageConfig stage;
+  stage.kind = config.backend();
+  stage.directory = (std::filesystem::path(request.model_dir) / std::to_string(request.version)).string();
+  for (const auto& [key, value] : config.parameters())
+    if (key != kBatchTiming) stage.parameters[key] = value.string_value();
+  std::vector<std::unique_ptr<ModelInstance>> instances;
+  for (int i = 0; i < TotalInstanceCount(config); ++i) {
+    Result<std::unique_ptr<process::Stage>> created = process::CreateStage(stage);
+    if (!created.ok()) return created.status().WithContext(request.source.where);
+    instances.push_back(StageInstance(std::move(created).value()));
+  }
+  return instances;
+}
+
+Result<std::vector<std::unique_ptr<ModelInstance>>> OpenSessions(const LoadVersionRequest& request,
+                                                                 const inference::ModelConfig& config,
+                                                                 const runtime::SessionOptions& options) {
+  const std::string path = ModelFilePath(request.model_dir, request.version, config);
+  std::vector<std::unique_ptr<ModelInstance>> instances;
+  for (int i = 0; i < TotalInstanceCount(config); ++i) {
+    HONE_ASSIGN_OR_RETURN(auto session, runtime::Session::Open(path, options));
+    instances.push_back(SessionInstance(std::move(session)));
+  }
+  return instances;
+}
+
 }  // namespace
+
+void EnqueueOn(const LoadedVersion& version, InferenceRequest request, ResponseCallback done) {
+  if (version.reshape && !version.reshape->empty()) {
+    // Client shapes to the model's on the way in, back on the way out (serve/config/reshape.h).
+    if (Status s = version.reshape->Inputs(request); !s.ok()) {
+      version.stats->RecordFailure(0);
+      done(s.WithContext(fmt::format("model '{}' version {}", version.name, version.version)));
+      return;
+    }
+    done = [reshape = version.reshape, done = std::move(done)](Result<InferenceResponse> result) {
+      if (result.ok()) reshape->Outputs(*result);
+      done(std::move(result));
+    };
+  }
+  version.scheduler->Enqueue(std::move(request), std::move(done));
+}
 
 LoadedVersion::~LoadedVersion() {
   if (scheduler) scheduler->Stop(Clock::now() + std::chrono::seconds(5));
@@ -123,18 +172,26 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
   CompletionOptions completion;
   completion.cores = request.cores;
   ApplyConfigDefaults(request.source, completion, &config);
-  HONE_ASSIGN_OR_RETURN(runtime::SessionOptions session_options, SessionOptionsFromConfig(config));
-
-  const std::string path = ModelFilePath(request.model_dir, request.version, config);
+  if (IsEnsemble(config)) {
+    HONE_RETURN_IF_ERROR(LoadEnsemble(request, *loaded));
+    return loaded;
+  }
+  // A processing stage batches by contract (process/stage.h) and runs no ONNX Runtime session.
+  const bool stage = process::IsStageKind(config.backend());
+  runtime::SessionOptions session_options;
+  if (!stage) {
+    HONE_ASSIGN_OR_RETURN(session_options, SessionOptionsFromConfig(config));
+  }
   const int instances = TotalInstanceCount(config);
-  std::vector<std::unique_ptr<runtime::Session>> sessions;
-  for (int i = 0; i < instances; ++i) {
-    HONE_ASSIGN_OR_RETURN(auto session, runtime::Session::Open(path, session_options));
-    sessions.push_back(std::move(session));
+  std::vector<std::unique_ptr<ModelInstance>> sessions;
+  if (stage) {
+    HONE_ASSIGN_OR_RETURN(sessions, OpenStages(request, config));
+  } else {
+    HONE_ASSIGN_OR_RETURN(sessions, OpenSessions(request, config, session_options));
   }
   HONE_RETURN_IF_ERROR(CompleteFromModel(sessions.front()->metadata(), completion, request.source, &config));
   const std::string label = fmt::format("model '{}' version {}", loaded->name, request.version);
-  HONE_RETURN_IF_ERROR(CheckClaimedBatching(*sessions.front(), request, completion, label, &config));
+  if (!stage) HONE_RETURN_IF_ERROR(CheckClaimedBatching(*sessions.front(), request, completion, label, &config));
   loaded->metadata = sessions.front()->metadata();
   // Printing the config costs a protobuf walk: only when someone reads it.
   if (LogVerboseEnabled(1)) LogVerbose(1, "{}: completed config: {}", label, config.ShortDebugString());
@@ -149,20 +206,25 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
     for (const WarmupSample& sample : samples) HONE_RETURN_IF_ERROR(RunSample(*session, *loaded->reshape, sample));
   std::string warmed = std::to_string(samples.size()) + " model_warmup sample(s)";
   if (samples.empty()) {
-    const bool ran =
-        request.default_warmup && DefaultWarmUp(sessions, config, *loaded->reshape, request.source, label);
+    // A stage has no kernels to compile or arenas to grow: nothing to warm.
+    const bool ran = request.default_warmup && !stage &&
+                     DefaultWarmUp(sessions, config, *loaded->reshape, request.source, label);
     warmed = ran ? "hone's default sample" : "no warm-up";
   }
   double warm_ms = MillisSince(warm_start);
 
+  const std::string runs = stage ? sessions.front()->source()
+                                 : fmt::format("{} intra-op thread(s)", session_options.intra_op_threads);
   loaded->stats = std::make_unique<ModelStats>(loaded->name, request.version, config.max_batch_size(),
                                                request.metrics);
   HONE_ASSIGN_OR_RETURN(loaded->scheduler, Scheduler::Create(SchedulerOptionsFromConfig(config, request.version),
                                                              std::move(sessions), loaded->stats.get()));
   Log(LogLevel::kInfo, {{"model", loaded->name}, {"version", request.version}},
-      "model '{}' version {}: {} instance(s) x {} intra-op thread(s) ({} core(s) shared), max_batch_size {}, "
+      "model '{}' version {}: {} instance(s) x {} ({} core(s) shared), max_batch_size {}, "
           "{}; opened in {:.1f} ms, warmed up ({}) in {:.1f} ms",
-          loaded->name, request.version, instances, session_options.intra_op_threads, request.cores,
+          loaded->name, request.version, instances,
+          runs,
+          request.cores,
           config.max_batch_size(),
           config.has_dynamic_batching()
               ? fmt::format("dynamic batching ({}, max_queue_delay {} us, preferred sizes [{}])",
@@ -173,7 +235,8 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
                             fmt::join(config.dynamic_batching().preferred_batch_size(), ", "))
               : std::string("no dynamic batching"),
           open_ms, warmed, warm_ms);
-  LogVerbose(1, "model '{}' version {}: session {}", loaded->name, request.version, session_options.ToString());
+  if (!stage)
+    LogVerbose(1, "model '{}' version {}: session {}", loaded->name, request.version, session_options.ToString());
   return loaded;
 }
 

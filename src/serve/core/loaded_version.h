@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -46,6 +47,10 @@ struct LoadVersionRequest {
   MetricsRegistry* metrics = nullptr; // may be null
   // Without model_warmup: whether hone tries warm-up inputs of its own (DefaultWarmupCandidates).
   bool default_warmup = true;
+  // For an ensemble: how its steps reach the other models, and the metadata of the version a step names (0: the
+  // highest ready), to check its input_map and output_map at load. Unused for other models.
+  std::function<void(InferenceRequest, ResponseCallback)> dispatch;
+  std::function<Result<runtime::ModelMetadata>(const std::string& name, int64_t version)> step_metadata;
 };
 
 // Opens one ONNX Runtime session per instance, completes the config from the model's metadata, checks batching
@@ -56,6 +61,13 @@ struct LoadVersionRequest {
 // Warm-up: the config's model_warmup samples must all run (an error names the sample and its inputs). Without
 // them, hone's own samples are tried in order until one runs; if none does (or an input is TYPE_STRING), the
 // warm-up is skipped with a warning: a warm-up hone invented never stops a valid model from loading.
+//
+// An ensemble (platform "ensemble") opens nothing: its plan is checked against its steps' models, which must be
+// serving already, and its scheduler sends each step to them (ensemble_scheduler.h).
 Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& request);
+
+// Sends `request` to `version`'s scheduler, with the config's reshapes applied on the way in and out; what
+// Server::Infer does once it has found the version.
+void EnqueueOn(const LoadedVersion& version, InferenceRequest request, ResponseCallback done);
 
 }  // namespace hone::serve

@@ -5,7 +5,9 @@
 #include <set>
 
 #include "base/log.h"
+#include "process/stage.h"
 #include "serve/config/config_complete.h"
+#include "serve/config/ensemble_config.h"
 #include "serve/config/onnx_parameters.h"
 #include "serve/config/fingerprint.h"
 #include "serve/config/model_name.h"
@@ -52,6 +54,8 @@ ThreadDemand DemandOf(const std::string& name, const inference::ModelConfig& con
   ThreadDemand demand;
   demand.model = name;
   demand.instances = TotalInstanceCount(config) * static_cast<int>(std::max<size_t>(versions, 1));
+  // Ensembles and hone's processing stages run no ONNX Runtime threads: the cores are the sessions'.
+  if (serve::IsEnsemble(config) || process::IsStageKind(config.backend())) demand.instances = 0;
   auto it = config.parameters().find(std::string(kIntraOpThreadCount));
   if (it != config.parameters().end()) {
     const std::string& text = it->second.string_value();
@@ -179,10 +183,23 @@ Status ModelManager::Load(const std::string& name) {
   }
   if (!model.ok()) return finish_with_error(model.status());
 
+  if (serve::IsEnsemble(model->config.config)) {
+    // The steps' models first, those not serving yet; a failure shows when the ensemble checks its steps.
+    // Depth-limited: ensembles of ensembles nest, but a loop of them must not recurse forever.
+    static thread_local int depth = 0;
+    if (depth < 8) {
+      ++depth;
+      for (const auto& step : model->config.config.ensemble_scheduling().step())
+        if (step.model_name() != name && !Find(step.model_name(), 0).ok()) (void)Load(step.model_name());
+      --depth;
+    }
+  }
   Log(LogLevel::kInfo, {{"model", name}}, "model '{}': loading version(s) {}", name, fmt::join(model->versions, ", "));
-  const ThreadShare share = ShareFor(DemandOf(name, model->config.config, model->versions.size()));
+  const ThreadDemand demand = DemandOf(name, model->config.config, model->versions.size());
+  const ThreadShare share = ShareFor(demand);
   const int instances_per_version = TotalInstanceCount(model->config.config);
-  Log(LogLevel::kInfo, {{"model", name}}, "model '{}': {} intra-op thread(s) per instance x {} instance(s){}: {}",
+  if (demand.instances > 0)
+    Log(LogLevel::kInfo, {{"model", name}}, "model '{}': {} intra-op thread(s) per instance x {} instance(s){}: {}",
       name, share.threads_per_instance, instances_per_version,
       model->versions.size() > 1 ? fmt::format(" x {} versions", model->versions.size()) : std::string(),
       share.why);
@@ -199,6 +216,11 @@ Status ModelManager::Load(const std::string& name) {
     request.cores = share.threads_per_instance * instances_per_version;
     request.metrics = metrics_;
     request.default_warmup = default_warmup_;
+    request.dispatch = [this](InferenceRequest r, ResponseCallback done) { Infer(std::move(r), std::move(done)); };
+    request.step_metadata = [this](const std::string& step, int64_t v) -> Result<runtime::ModelMetadata> {
+      HONE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedVersion> found, Find(step, v));
+      return found->metadata;
+    };
     Result<std::shared_ptr<LoadedVersion>> version_loaded = LoadVersion(request);
     if (version_loaded.ok()) {
       loaded[version] = std::move(*version_loaded);
@@ -317,6 +339,17 @@ void ModelManager::Poll() {
     }
   }
   for (const auto& name : gone) (void)Unload(name, std::chrono::steady_clock::now() + kReplaceGrace);
+}
+
+void ModelManager::Infer(InferenceRequest request, ResponseCallback done) const {
+  Result<std::shared_ptr<LoadedVersion>> loaded = Find(request.model_name, request.model_version);
+  if (!loaded.ok()) return done(loaded.status());
+  EnqueueOn(**loaded, std::move(request), std::move(done));
+}
+
+bool ModelManager::IsEnsemble(const std::string& name) const {
+  Result<RepositoryModelConfig> config = ReadRepositoryModelConfig(repository_, name);
+  return config.ok() && serve::IsEnsemble(config->config);
 }
 
 Result<std::shared_ptr<LoadedVersion>> ModelManager::Find(const std::string& name, int64_t version) const {

@@ -40,6 +40,7 @@ class ModelManager {
   // Loads or reloads `name` from the repository (the versions its version_policy selects). Versions that load
   // replace the ones serving; a version that fails keeps its predecessor serving. Ok when at least one version
   // serves afterwards; otherwise the first load error.
+  // Loading an ensemble first loads each model its steps name that is not serving yet (as Triton does).
   Status Load(const std::string& name);
   // Stops serving `name`: new requests fail at once, queued and running ones finish (until `deadline`).
   Status Unload(const std::string& name, std::chrono::steady_clock::time_point deadline);
@@ -47,6 +48,13 @@ class ModelManager {
 
   // Poll mode: loads new models, reloads changed ones, unloads removed ones.
   void Poll();
+
+  // Finds the version `request` names and sends the request to it (EnqueueOn); `done` gets NotFound or
+  // Unavailable when there is none to serve it. Ensembles' steps come this way too.
+  void Infer(InferenceRequest request, ResponseCallback done) const;
+
+  // Whether the repository's config for `name` says platform "ensemble" (false when it cannot be read).
+  bool IsEnsemble(const std::string& name) const;
 
   // The loaded version to serve: `version` 0 picks the highest. NotFound names the model or version;
   // Unavailable while the model is loading for the first time.

@@ -64,6 +64,9 @@ class ServerImpl final : public Server {
     }
     LogInfo("repository '{}': {} model(s) to load, {} core(s) to share", options_.model_repository,
             to_load.size(), Cores(options_));
+    // An ensemble loads after the models its steps run, which it checks itself against.
+    std::stable_partition(to_load.begin(), to_load.end(),
+                          [&](const std::string& name) { return !manager_.IsEnsemble(name); });
     manager_.PlanThreads(to_load);
     std::string failures;
     for (const auto& name : to_load) {
@@ -159,25 +162,7 @@ class ServerImpl final : public Server {
       done(Status(StatusCode::kUnavailable, "the server is shutting down"));
       return;
     }
-    Result<std::shared_ptr<LoadedVersion>> loaded = manager_.Find(request.model_name, request.model_version);
-    if (!loaded.ok()) {
-      done(loaded.status());
-      return;
-    }
-    const LoadedVersion& version = **loaded;
-    if (version.reshape && !version.reshape->empty()) {
-      // Client shapes to the model's on the way in, back on the way out (serve/config/reshape.h).
-      if (Status s = version.reshape->Inputs(request); !s.ok()) {
-        version.stats->RecordFailure(0);
-        done(s.WithContext(fmt::format("model '{}' version {}", version.name, version.version)));
-        return;
-      }
-      done = [reshape = version.reshape, done = std::move(done)](Result<InferenceResponse> result) {
-        if (result.ok()) reshape->Outputs(*result);
-        done(std::move(result));
-      };
-    }
-    version.scheduler->Enqueue(std::move(request), std::move(done));
+    manager_.Infer(std::move(request), std::move(done));
   }
 
   void RecordUndelivered(const std::string& name, int64_t version) override {

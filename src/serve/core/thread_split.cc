@@ -11,6 +11,7 @@ std::map<std::string, ThreadShare> SplitThreads(int cores, const std::vector<Thr
   cores = std::max(cores, 1);
   int64_t claimed = 0, shared_instances = 0, shared_models = 0;
   for (const ThreadDemand& d : demands) {
+    if (d.instances == 0) continue;  // runs no ONNX Runtime session (an ensemble, a processing stage)
     const int64_t instances = std::max(d.instances, 1);
     if (d.explicit_threads) {
       claimed += instances * (*d.explicit_threads > 0 ? *d.explicit_threads : cores);
@@ -32,6 +33,10 @@ std::map<std::string, ThreadShare> SplitThreads(int cores, const std::vector<Thr
   std::map<std::string, ThreadShare> out;
   for (const ThreadDemand* d : sorted) {
     ThreadShare& share = out[d->model];
+    if (d->instances == 0) {
+      share.why = "no ONNX Runtime sessions";
+      continue;
+    }
     const int64_t instances = std::max(d->instances, 1);
     if (d->explicit_threads) {
       share.threads_per_instance = *d->explicit_threads;

@@ -12,7 +12,7 @@ namespace hone::serve {
 
 struct ThreadDemand {
   std::string model;
-  int instances = 1;  // every instance of every loaded version
+  int instances = 1;  // every instance of every loaded version; 0: none runs an ONNX Runtime session
   // The config's parameters { intra_op_thread_count }: the user's choice, kept as is (0: ONNX Runtime's default,
   // one thread per core). nullopt: the config leaves it to hone.
   std::optional<int> explicit_threads;
