@@ -1,0 +1,127 @@
+"""The text-embedding example served as it is: examples/text-embedding, the ensemble `minilm` (hone_tokenizer ->
+the real all-MiniLM-L6-v2 encoder -> hone_pooling), against the Python reference that scripts/fetch-models wrote
+(Hugging Face `tokenizers` + onnxruntime + numpy mean pooling, examples/text-embedding/reference.npz), over HTTP
+(JSON and binary) and gRPC with tritonclient; and bad text answered with a 400 naming the fault while the server
+stays ready.
+
+Needs scripts/fetch-models (scripts/test runs it); skipped with that reason when its outputs are missing.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+import tritonclient.grpc as grpcclient
+import tritonclient.http as httpclient
+from tritonclient.utils import InferenceServerException
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "text-embedding"
+REFERENCE = EXAMPLE / "reference.npz"
+TEXTS = ROOT / "tests" / "data" / "tokenizer_texts.jsonl"
+
+pytestmark = pytest.mark.skipif(
+    not (EXAMPLE / "minilm_encoder" / "1" / "model.onnx").exists() or not REFERENCE.exists(),
+    reason="the real MiniLM is not fetched: run scripts/fetch-models")
+
+
+@pytest.fixture(scope="module")
+def server(module_serve):
+    return module_serve(EXAMPLE)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    ref = np.load(REFERENCE)
+    texts = [json.loads(line) for line in TEXTS.read_text(encoding="utf-8").splitlines()]
+    return [texts[i] for i in ref["line"]], ref
+
+
+def as_bytes_array(texts):
+    return np.array([[t.encode("utf-8")] for t in texts], dtype=object)
+
+
+def embed(client_module, url, texts, binary=True):
+    client = client_module.InferenceServerClient(url)
+    data = as_bytes_array(texts)
+    inp = client_module.InferInput("text", list(data.shape), "BYTES")
+    if client_module is httpclient:
+        inp.set_data_from_numpy(data, binary_data=binary)
+        out = [httpclient.InferRequestedOutput("embedding", binary_data=binary)]
+    else:
+        inp.set_data_from_numpy(data)
+        out = [grpcclient.InferRequestedOutput("embedding")]
+    return client.infer("minilm", [inp], outputs=out).as_numpy("embedding")
+
+
+def cosines(a, b):
+    return np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+
+
+@pytest.mark.parametrize("protocol", ["http-binary", "http-json", "grpc"])
+def test_embeddings_match_the_python_reference(server, reference, protocol):
+    texts, ref = reference
+    if protocol == "http-json":
+        # JSON strings must be valid UTF-8 text; the set's control characters and NULs travel fine escaped.
+        module, url, binary = httpclient, server.http_url, False
+    elif protocol == "grpc":
+        module, url, binary = grpcclient, server.grpc_url, True
+    else:
+        module, url, binary = httpclient, server.http_url, True
+    got = np.concatenate([embed(module, url, texts[i:i + 16], binary) for i in range(0, len(texts), 16)])
+    assert got.shape == (len(texts), 384)
+    cos = cosines(got, ref["embeddings"])
+    worst = int(np.argmin(cos))
+    assert cos.min() >= 0.9999, f"text {worst} {texts[worst][:60]!r}: cosine {cos[worst]:.6f}"
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+
+
+def test_token_ids_match_tokenizers(server, reference):
+    texts, ref = reference
+    client = httpclient.InferenceServerClient(server.http_url)
+    for start in range(0, len(texts), 16):
+        batch = texts[start:start + 16]
+        data = as_bytes_array(batch)
+        inp = httpclient.InferInput("text", list(data.shape), "BYTES")
+        inp.set_data_from_numpy(data)
+        result = client.infer("minilm_tokenize", [inp])
+        ids, mask = result.as_numpy("input_ids"), result.as_numpy("attention_mask")
+        assert ids.shape[1] == max(int(n) for n in ref["lengths"][start:start + 16]), "padded to the batch's longest"
+        for row in range(len(batch)):
+            n = int(ref["lengths"][start + row])
+            assert int(mask[row].sum()) == n, f"text {start + row} {batch[row][:60]!r}: {mask[row].sum()} tokens, expected {n}"
+            assert ids[row, :n].tolist() == ref["input_ids"][start + row, :n].tolist(), \
+                f"text {start + row} {batch[row][:60]!r}"
+
+
+def test_each_stage_counts_its_requests(server):
+    embed(httpclient, server.http_url, ["one", "two", "three"])
+    stats = httpclient.InferenceServerClient(server.http_url).get_inference_statistics("")["model_stats"]
+    by_name = {s["name"]: s for s in stats}
+    for name in ("minilm", "minilm_tokenize", "minilm_encoder", "minilm_pool"):
+        assert by_name[name]["inference_stats"]["success"]["count"] >= 1, name
+
+
+def test_bad_text_gets_a_400_naming_the_fault_and_the_server_stays_ready(server):
+    client = httpclient.InferenceServerClient(server.http_url)
+    bad = np.array([[b"ok"], [b"\xff\xfe not UTF-8"]], dtype=object)
+    inp = httpclient.InferInput("text", [2, 1], "BYTES")
+    inp.set_data_from_numpy(bad)
+    with pytest.raises(InferenceServerException) as e:
+        client.infer("minilm", [inp])
+    assert e.value.status() == "400"
+    assert "step 'minilm_tokenize'" in e.value.message() and "invalid UTF-8" in e.value.message()
+    # A text far over the maximum length is truncated (256 tokens), not refused; an empty one is two tokens.
+    got = embed(httpclient, server.http_url, ["word " * 5000, ""])
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    # The wrong shape for a BYTES input, and a number where a string should be.
+    with pytest.raises(InferenceServerException) as e:
+        inp = httpclient.InferInput("text", [2], "BYTES")
+        inp.set_data_from_numpy(np.array([b"a", b"b"], dtype=object))
+        client.infer("minilm", [inp])
+    assert e.value.status() == "400"
+    assert client.is_server_ready()
+    assert client.is_model_ready("minilm")
