@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <simdjson.h>
+
 #include <charconv>
 
 #include "client/grpc_infer_client.h"
@@ -9,6 +11,24 @@
 
 namespace hone::bench {
 namespace {
+
+// The step models of an ensemble's config, as the HTTP config endpoint writes it (Triton's JSON: platform, and
+// ensemble_scheduling.step[].model_name); empty for any other model.
+Result<std::vector<std::string>> StepsFromConfigJson(const std::string& json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(json).get(root)) return Status::Internal("the model's config is not JSON");
+  std::vector<std::string> steps;
+  std::string_view platform;
+  if (root["platform"].get_string().get(platform) || platform != "ensemble") return steps;
+  simdjson::dom::array array;
+  if (root["ensemble_scheduling"]["step"].get_array().get(array)) return steps;
+  for (simdjson::dom::element step : array) {
+    std::string_view name;
+    if (!step["model_name"].get_string().get(name)) steps.emplace_back(name);
+  }
+  return steps;
+}
 
 class HttpClient final : public RemoteClient {
  public:
@@ -45,6 +65,15 @@ class HttpClient final : public RemoteClient {
     }
     return all.front();
   }
+  Result<client::ModelStatsSnapshot> StatisticsOf(const std::string& model) override {
+    HONE_ASSIGN_OR_RETURN(auto all, client_->GetStatistics(model, 0));
+    if (all.empty()) return Status::NotFound("no statistics for model '" + model + "'");
+    return all.back();  // the highest version: the one an ensemble step without a version runs
+  }
+  Result<std::vector<std::string>> EnsembleSteps() override {
+    HONE_ASSIGN_OR_RETURN(std::string json, client_->GetModelConfigJson(settings_.model, settings_.version));
+    return StepsFromConfigJson(json);
+  }
   Result<bool> IsModelReady() override { return client_->IsModelReady(settings_.model, settings_.version); }
   std::string Describe() const override {
     return fmt::format("KServe v2 HTTP ({} tensors) at {}:{}, model '{}'", settings_.binary ? "binary" : "JSON",
@@ -77,6 +106,16 @@ class GrpcClient final : public RemoteClient {
   }
   Result<client::ModelStatsSnapshot> Statistics() override {
     return client_->Statistics(settings_.model, settings_.version);
+  }
+  Result<client::ModelStatsSnapshot> StatisticsOf(const std::string& model) override {
+    return client_->Statistics(model, 0);
+  }
+  Result<std::vector<std::string>> EnsembleSteps() override {
+    HONE_ASSIGN_OR_RETURN(inference::ModelConfig config, client_->GetModelConfig(settings_.model, settings_.version));
+    std::vector<std::string> steps;
+    if (config.platform() != "ensemble") return steps;
+    for (const auto& step : config.ensemble_scheduling().step()) steps.push_back(step.model_name());
+    return steps;
   }
   Result<bool> IsModelReady() override { return client_->IsModelReady(settings_.model, settings_.version); }
   std::string Describe() const override {

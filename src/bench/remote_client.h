@@ -40,6 +40,10 @@ class RemoteClient {
   virtual Status Infer(std::span<const NamedTensor> inputs, RequestPhases* phases = nullptr) = 0;
   virtual Result<client::ModelMetadataInfo> Metadata() = 0;
   virtual Result<client::ModelStatsSnapshot> Statistics() = 0;
+  // Another model's statistics (an ensemble's step), the version the server picks.
+  virtual Result<client::ModelStatsSnapshot> StatisticsOf(const std::string& model) = 0;
+  // The models an ensemble's steps run, in its config's order; empty for a model that is not an ensemble.
+  virtual Result<std::vector<std::string>> EnsembleSteps() = 0;
   virtual Result<bool> IsModelReady() = 0;
   // "KServe v2 HTTP (binary tensors) at 127.0.0.1:8000, model 'fashion'"
   virtual std::string Describe() const = 0;

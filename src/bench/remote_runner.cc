@@ -92,6 +92,9 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
   for (const auto& in : metadata.inputs) names.push_back(in.name);
   HONE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteClient> prototype, control->Clone());
   RemoteTarget target(std::move(prototype), names);
+  // An ensemble's steps get a breakdown of their own; a server without the config endpoint just has none.
+  Result<std::vector<std::string>> ensemble_steps = control->EnsembleSteps();
+  const std::vector<std::string> steps = ensemble_steps.ok() ? *ensemble_steps : std::vector<std::string>{};
   const std::vector<BenchPoint> points = ExpandPoints(settings, 1, batches);
   SweepProgress sweep(hooks.progress, hooks.stop, points, {"server"});
   for (size_t i = 0; i < points.size(); ++i) {
@@ -100,6 +103,8 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
     HONE_ASSIGN_OR_RETURN(RequestSet requests, MakeRequests(pool, point.batch));
     say("measuring " + point.Label() + " against " + remote.url);
     Result<client::ModelStatsSnapshot> before = control->Statistics();
+    std::vector<Result<client::ModelStatsSnapshot>> steps_before;
+    for (const std::string& step : steps) steps_before.push_back(control->StatisticsOf(step));
     ProgressFn on_window = [&](const WindowProgress& w) {
       sweep.Window(i, w);
       if (hooks.window_done) hooks.window_done(w);
@@ -111,6 +116,15 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
     Result<client::ModelStatsSnapshot> after = control->Statistics();
     // A server without the statistics extension still gets measured; it just has no breakdown.
     if (before.ok() && after.ok()) result->server = BreakdownBetween(*before, *after);
+    for (size_t k = 0; k < steps.size() && result->server; ++k) {
+      Result<client::ModelStatsSnapshot> step_after = control->StatisticsOf(steps[k]);
+      if (!steps_before[k].ok() || !step_after.ok()) continue;
+      StageBreakdown stage{steps[k], BreakdownBetween(*steps_before[k], *step_after), 0};
+      const double ensemble_us = result->server->request_us * static_cast<double>(result->server->requests);
+      if (ensemble_us > 0)
+        stage.share = stage.server.request_us * static_cast<double>(stage.server.requests) / ensemble_us;
+      result->stages.push_back(std::move(stage));
+    }
     report.points.push_back(std::move(*result));
     sweep.Done(i);
     if (sweep.stopped()) break;

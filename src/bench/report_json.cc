@@ -67,6 +67,21 @@ nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
                    {"compute_infer_us", s.compute_infer_us}, {"compute_output_us", s.compute_output_us},
                    {"overhead_us", s.overhead_us()}};
   }
+  if (!p.stages.empty()) {
+    nlohmann::json stages = nlohmann::json::array();
+    for (const StageBreakdown& stage : p.stages) {
+      const ServerBreakdown& t = stage.server;
+      stages.push_back({{"model", stage.model},
+                        {"share", stage.share},
+                        {"server",
+                         {{"requests", t.requests}, {"failures", t.failures}, {"inferences", t.inferences},
+                          {"executions", t.executions}, {"average_batch", t.average_batch()},
+                          {"request_us", t.request_us}, {"queue_us", t.queue_us},
+                          {"compute_input_us", t.compute_input_us}, {"compute_infer_us", t.compute_infer_us},
+                          {"compute_output_us", t.compute_output_us}, {"overhead_us", t.overhead_us()}}}});
+    }
+    j["stages"] = stages;
+  }
   if (p.client)
     j["client"] = {{"requests", p.client->requests}, {"send_us", p.client->send_us}, {"recv_us", p.client->recv_us}};
   nlohmann::json windows = nlohmann::json::array();

@@ -142,7 +142,19 @@ std::string ReportToText(const BenchReport& r) {
                          p.point.Label(), us(s.request_us), us(s.queue_us), us(s.compute_input_us),
                          us(s.compute_infer_us), us(s.compute_output_us), us(s.overhead_us()), s.requests,
                          s.failures, s.average_batch());
+      for (const StageBreakdown& stage : p.stages) {
+        const ServerBreakdown& t = stage.server;
+        out += fmt::format("    step {:<29} {:>5.1f}% of it: request {:>9} = queue {:>9} + compute {:>9} + other "
+                           "{:>9}; {} requests, {:.2f} rows per execution\n",
+                           stage.model, 100 * stage.share, us(t.request_us), us(t.queue_us),
+                           us(t.compute_input_us + t.compute_infer_us + t.compute_output_us), us(t.overhead_us()),
+                           t.requests, t.average_batch());
+      }
     }
+    if (std::any_of(r.points.begin(), r.points.end(), [](const PointResult& p) { return !p.stages.empty(); }))
+      out += "  (step: each of the ensemble's models, per request of that model; its share is its requests' time "
+             "inside the server over the ensemble's: the steps' shares add up to less than 100% by the time the "
+             "ensemble spends between steps)\n";
   }
   AppendInterrupted(out, r);
   for (const PointResult& p : r.points) {

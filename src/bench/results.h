@@ -39,6 +39,15 @@ struct ServerBreakdown {
   }
 };
 
+// One step of an ensemble over a point (hone bench --url on an ensemble): the statistics of the step's model, per
+// request of that model, and the step's share of the ensemble's server-side time (its requests' time inside the
+// server over the ensemble's), so that a report shows when pre- or post-processing is the bottleneck.
+struct StageBreakdown {
+  std::string model;
+  ServerBreakdown server;
+  double share = 0;
+};
+
 // The client's side of each request, averaged over the successful requests of the reported windows whose target
 // timed its phases (RequestPhases): perf_analyzer's "Client Send" and "Client Recv".
 struct ClientBreakdown {
@@ -68,6 +77,7 @@ struct PointResult {
   Decision decision = Decision::kContinue;
   std::vector<Verdict> verdicts;   // the stopping rule's verdicts on the reported windows
   std::optional<ServerBreakdown> server;  // remote targets only
+  std::vector<StageBreakdown> stages;     // an ensemble's steps, in its order (remote targets only)
   std::optional<ClientBreakdown> client;  // targets whose client times its phases only
 
   bool stable() const { return decision == Decision::kStable; }

@@ -152,4 +152,16 @@ Result<ModelStatsSnapshot> GrpcInferClient::Statistics(const std::string& model,
   return StatsFromProto(response.model_stats(0));
 }
 
+Result<inference::ModelConfig> GrpcInferClient::GetModelConfig(const std::string& model, int64_t version) {
+  ::grpc::ClientContext context;
+  SetDeadline(&context, shared_->options);
+  inference::ModelConfigRequest request;
+  request.set_name(model);
+  request.set_version(ModelVersionToString(version));
+  inference::ModelConfigResponse response;
+  ::grpc::Status status = shared_->stub->ModelConfig(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status, "ModelConfig to " + shared_->address);
+  return response.config();
+}
+
 }  // namespace hone::client

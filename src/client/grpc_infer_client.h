@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "client/model_config.pb.h"
 #include "client/model_metadata.h"
 #include "client/model_stats.h"
 #include "tensor/npz.h"  // NamedTensor
@@ -67,6 +68,9 @@ class GrpcInferClient {
   // The server's cumulative statistics for `model` (version 0: the one version it serves; FailedPrecondition if it
   // serves several, naming them). Subtract two snapshots for a window's figures.
   Result<ModelStatsSnapshot> Statistics(const std::string& model, int64_t version = 0);
+
+  // The model's config as the server completed it (Triton's ModelConfig RPC).
+  Result<inference::ModelConfig> GetModelConfig(const std::string& model, int64_t version = 0);
 
  private:
   struct Shared;  // the channel and stub, shared by clones

@@ -197,6 +197,10 @@ Result<ModelMetadataInfo> HttpInferClient::GetModelMetadata(const std::string& m
   return ParseModelMetadataJson(json);
 }
 
+Result<std::string> HttpInferClient::GetModelConfigJson(const std::string& model, int64_t version) {
+  return impl_->GetJson(ModelPath(model, version) + "/config");
+}
+
 Result<bool> HttpInferClient::IsServerLive() { return impl_->GetOk("/v2/health/live"); }
 Result<bool> HttpInferClient::IsServerReady() { return impl_->GetOk("/v2/health/ready"); }
 Result<bool> HttpInferClient::IsModelReady(const std::string& model, int64_t version) {

@@ -51,6 +51,8 @@ class HttpInferClient {
   // GET /v2/models/{model}[/versions/{version}]/stats; model "": every model.
   Result<std::vector<ModelStatsSnapshot>> GetStatistics(const std::string& model, int64_t version = 0);
   Result<ModelMetadataInfo> GetModelMetadata(const std::string& model, int64_t version = 0);
+  // GET /v2/models/{model}[/versions/{version}]/config: the model's config as the server's JSON.
+  Result<std::string> GetModelConfigJson(const std::string& model, int64_t version = 0);
   Result<bool> IsServerLive();
   Result<bool> IsServerReady();
   Result<bool> IsModelReady(const std::string& model, int64_t version = 0);

@@ -64,6 +64,7 @@ Result<std::unique_ptr<Stage>> CreateTokenizerStage(const StageConfig& config) {
   HONE_ASSIGN_OR_RETURN(int64_t max_length, params.Int("max_length", 0, 1, 1 << 20));
   HONE_ASSIGN_OR_RETURN(std::string padding, params.Choice("padding", "longest", {"longest", "max_length"}));
   HONE_ASSIGN_OR_RETURN(bool special, params.Bool("add_special_tokens", true));
+  HONE_ASSIGN_OR_RETURN(int64_t multiple, params.Int("pad_to_multiple_of", 0, 0, 1 << 16));
   HONE_RETURN_IF_ERROR(params.CheckAllRead());
   if (file.empty() || file.find("..") != std::string::npos || file.front() == '/')
     return Status::InvalidArgument(config.kind + " parameter 'tokenizer_file': '" + file +
@@ -89,6 +90,7 @@ Result<std::unique_ptr<Stage>> CreateTokenizerStage(const StageConfig& config) {
   } else {
     pad.fixed_length.reset();
   }
+  if (multiple > 0) pad.pad_to_multiple_of = static_cast<size_t>(multiple);
   tokenizer->set_padding(pad);
   std::string description = config.kind + " (" + path;
   if (tokenizer->truncation()) description += ", max_length " + std::to_string(tokenizer->truncation()->max_length);

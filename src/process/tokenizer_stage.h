@@ -9,6 +9,9 @@
 //                          truncation, or none). Set it to what the model was trained with: a file's own value
 //                          is often not the model's (all-MiniLM-L6-v2's says 128; sentence-transformers uses 256)
 //     padding              longest (default: to the longest row of the batch) or max_length
+//     pad_to_multiple_of   round the padded length up to a multiple of this (default: the file's, else none).
+//                          Requests batch behind this stage only when their lengths agree: a multiple of 16 or
+//                          32 lets texts of similar length share a batch in the encoder, for a little padding
 //     add_special_tokens   true (default: [CLS] ... [SEP] or whatever the file's post-processor adds) or false
 #pragma once
 

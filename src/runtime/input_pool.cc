@@ -31,6 +31,25 @@ Status InputPool::CheckBatch(int64_t batch) const {
   return Status::Ok();
 }
 
+// Rows [first, first + batch) of a BYTES column (wrapping), whose elements vary in length: gathered as views,
+// then copied into one tensor.
+Result<Tensor> InputPool::BytesRows(const Tensor& column, int64_t first, int64_t batch) const {
+  const std::vector<std::string_view> elements = column.bytes_elements();
+  const int64_t per_row = samples_ > 0 ? column.element_count() / samples_ : 0;
+  std::vector<std::string_view> rows;
+  rows.reserve(static_cast<size_t>(batch * per_row));
+  for (int64_t r = 0; r < batch; ++r) {
+    int64_t src = ((first + r) % samples_ + samples_) % samples_;
+    for (int64_t k = 0; k < per_row; ++k) rows.push_back(elements[static_cast<size_t>(src * per_row + k)]);
+  }
+  Shape shape = column.shape();
+  if (axis_.shared)
+    shape[0] = batch;
+  else
+    shape.erase(shape.begin());
+  return Tensor::FromStrings(std::move(shape), rows);
+}
+
 Result<std::vector<Tensor>> InputPool::MakeBatch(int64_t first, int64_t batch) const {
   HONE_RETURN_IF_ERROR(CheckBatch(batch));
   std::vector<Tensor> out;
@@ -38,8 +57,11 @@ Result<std::vector<Tensor>> InputPool::MakeBatch(int64_t first, int64_t batch) c
   for (size_t i = 0; i < columns_.size(); ++i) {
     const Tensor& column = columns_[i];
     if (!per_sample_[i]) {  // whole tensors: the same tensor in every request, copied so callers may change it
-      HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(column.type(), column.shape()));
-      std::memcpy(t.mutable_data(), column.data(), column.byte_size());
+      out.push_back(column.Clone());
+      continue;
+    }
+    if (column.type() == DataType::kBytes) {
+      HONE_ASSIGN_OR_RETURN(Tensor t, BytesRows(column, first, batch));
       out.push_back(std::move(t));
       continue;
     }

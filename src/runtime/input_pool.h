@@ -24,7 +24,7 @@ namespace hone::runtime {
 
 class InputPool {
  public:
-  // Loads options.data_path (checked against the model: every input has an array of its element type and a rank
+  // Loads options.data_path (raw samples for a model with one BYTES input: runtime/raw_samples.h; checked against the model: every input has an array of its element type and a rank
   // the mode above allows, fixed dimensions agree, all per-sample arrays have the same number of samples), or
   // generates options.generated_samples samples. Errors name the input, the array or the flag at fault.
   static Result<InputPool> Create(const ModelMetadata& metadata, const InputOptions& options);
@@ -58,6 +58,7 @@ class InputPool {
 
  private:
   InputPool() = default;
+  Result<Tensor> BytesRows(const Tensor& column, int64_t first, int64_t batch) const;
   std::vector<std::string> names_;
   std::vector<Shape> declared_;   // the model's shapes, -1 for dynamic
   std::vector<Tensor> columns_;   // per input: [samples, ...one sample's dims], or one fixed tensor

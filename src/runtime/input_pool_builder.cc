@@ -6,6 +6,7 @@
 #include <random>
 
 #include "runtime/input_pool.h"
+#include "runtime/raw_samples.h"
 #include "tensor/npy.h"
 #include "tensor/npz.h"
 
@@ -22,9 +23,13 @@ class InputPoolBuilder {
     for (const auto& [name, range] : options_.ranges)
       if (metadata_.FindInput(name) < 0) return Status::InvalidArgument("--range " + name + ": " + UnknownInput(name));
     for (const IoSpec& in : metadata_.inputs) {
-      if (in.type == DataType::kInvalid || in.type == DataType::kBytes)
+      if (in.type == DataType::kInvalid)
         return Status::Unimplemented("input '" + in.name + "': element type " + in.onnx_type +
                                      " is not supported by hone yet");
+      if (in.type == DataType::kBytes && options_.data_path.empty())
+        return Status::InvalidArgument("input '" + in.name + "' is BYTES (raw text or files): give samples with "
+                                       "--data (a .txt of one text a line, a .jsonl of JSON strings, or a folder "
+                                       "of files, one sample each)");
       pool_.names_.push_back(in.name);
       pool_.declared_.push_back(in.shape);
     }
@@ -169,6 +174,7 @@ class InputPoolBuilder {
   Result<std::vector<NamedTensor>> ReadArrays() {
     const std::string& path = options_.data_path;
     std::vector<NamedTensor> arrays;
+    if (IsRawSamplePath(path)) return RawArray();
     if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) {
       if (metadata_.inputs.size() != 1)
         return Status::InvalidArgument("dataset '" + path + "': a .npy holds one array, but the model has " +
@@ -179,6 +185,33 @@ class InputPoolBuilder {
       return arrays;
     }
     return ReadNpz(path);
+  }
+
+  // Raw samples (raw_samples.h) as the array of the model's one BYTES input: [samples, 1] for an input of
+  // shape [batch, 1] (Triton's way to send one string a row), [samples] for [batch].
+  Result<std::vector<NamedTensor>> RawArray() {
+    const std::string& path = options_.data_path;
+    if (metadata_.inputs.size() != 1 || metadata_.inputs[0].type != DataType::kBytes) {
+      std::string inputs;
+      for (const IoSpec& in : metadata_.inputs) inputs += (inputs.empty() ? "" : ", ") + in.ToString();
+      return Status::InvalidArgument("dataset '" + path + "': raw samples (a folder, .txt or .jsonl) are for a "
+                                     "model with one BYTES input; this one takes " + inputs +
+                                     ": give a .npz with an array per input");
+    }
+    const IoSpec& in = metadata_.inputs[0];
+    HONE_ASSIGN_OR_RETURN(std::vector<std::string> samples, ReadRawSamples(path));
+    std::vector<std::string_view> views(samples.begin(), samples.end());
+    Shape shape = {static_cast<int64_t>(samples.size())};
+    for (size_t d = 1; d < in.shape.size(); ++d) {
+      if (in.shape[d] > 1)
+        return Status::InvalidArgument("dataset '" + path + "': input " + in.ToString() +
+                                       " takes several strings a sample; raw samples give one");
+      shape.push_back(1);
+    }
+    HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::FromStrings(std::move(shape), views));
+    std::vector<NamedTensor> arrays;
+    arrays.push_back({in.name, std::move(t)});
+    return arrays;
   }
 
   Status Load() {
