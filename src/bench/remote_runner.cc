@@ -55,11 +55,19 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
   BenchSettings checked = settings;
   checked.model_path = remote.model;  // Validate wants a model; here it is the server's model name
   HONE_RETURN_IF_ERROR(checked.Validate());
+  if (hooks.status) hooks.status("connecting to " + remote.url);
+  HONE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteClient> control, RemoteClient::Connect(remote));
+  return RunRemoteBench(settings, remote, std::move(control), hooks);
+}
+
+Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSettings& remote,
+                                   std::unique_ptr<RemoteClient> control, const RunnerHooks& hooks) {
+  BenchSettings checked = settings;
+  checked.model_path = remote.model;
+  HONE_RETURN_IF_ERROR(checked.Validate());
   auto say = [&](const std::string& s) {
     if (hooks.status) hooks.status(s);
   };
-  say("connecting to " + remote.url);
-  HONE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteClient> control, RemoteClient::Connect(remote));
   HONE_ASSIGN_OR_RETURN(bool ready, control->IsModelReady());
   if (!ready) {
     return Status(StatusCode::kFailedPrecondition,

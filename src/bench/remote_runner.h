@@ -6,6 +6,8 @@
 #include "base/result.h"
 #include "bench/bench_runner.h"
 #include "bench/remote_client.h"
+#include <memory>
+
 #include "runtime/model_metadata.h"
 
 namespace hone::bench {
@@ -14,6 +16,10 @@ namespace hone::bench {
 // FailedPrecondition when the model is not ready on the server; Unavailable when nothing answers at the URL.
 Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSettings& remote,
                                    const RunnerHooks& hooks = {});
+// The same through `control`, a client already made (one that calls a server in this process, say): remote.url
+// only names where it is for the report; Clone gives the load generator's clients.
+Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSettings& remote,
+                                   std::unique_ptr<RemoteClient> control, const RunnerHooks& hooks = {});
 
 // The server's model metadata in the runtime's terms, so that InputPool builds inputs exactly as for a local model.
 // A model served with max_batch_size > 0 shows -1 as every input's dimension 0 (the batch); one served with

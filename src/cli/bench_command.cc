@@ -14,6 +14,7 @@
 #include "cli/common_flags.h"
 #include "cli/commands.h"
 #include "cli/report_output.h"
+#include "tune/in_process_client.h"
 
 namespace hone::cli {
 namespace {
@@ -29,6 +30,7 @@ struct BenchFlags {
   std::string json_path, csv_path;
   bool quiet = false;
   bench::RemoteSettings remote;  // with --url
+  std::string repository;        // with --model-repository
   std::string protocol = "http";
   std::string tensors = "binary";
 };
@@ -60,10 +62,16 @@ Status ResolveMode(CLI::App& sub, BenchFlags& f) {
   if (f.tensors != "binary" && f.tensors != "json")
     return Status::InvalidArgument("--tensors '" + f.tensors + "': expected binary or json");
   f.remote.binary = f.tensors == "binary";
+  if (!f.repository.empty() && !f.remote.url.empty())
+    return Status::InvalidArgument("give --url (a running server) or --model-repository (one in this process), not "
+                                   "both");
   if (f.remote.url.empty()) {
-    for (const char* flag : {"--protocol", "--tensors", "--model-version"})
+    for (const char* flag : {"--protocol", "--tensors"})
       if (sub.count(flag)) return Status::InvalidArgument(std::string(flag) + " needs --url");
-  } else {
+    if (sub.count("--model-version") && f.repository.empty())
+      return Status::InvalidArgument("--model-version needs --url or --model-repository");
+  }
+  if (!f.remote.url.empty() || !f.repository.empty()) {
     f.remote.model = f.settings.model_path;
     // The server decides how the model runs; a runtime flag here would be silently meaningless.
     for (const char* flag : {"--intra-op-threads", "--inter-op-threads", "--execution-mode", "--graph-opt", "--spin",
@@ -82,12 +90,19 @@ Status ResolveMode(CLI::App& sub, BenchFlags& f) {
 
 void AddFlags(CLI::App& sub, BenchFlags& f) {
   bench::BenchSettings& s = f.settings;
-  sub.add_option("model", s.model_path, "the .onnx file; with --url, the model's name on the server")->required();
+  sub.add_option("model", s.model_path,
+                 "the .onnx file; with --url or --model-repository, the model's name")
+      ->required();
   sub.add_option("--url", f.remote.url, "measure a running KServe v2 server at HOST:PORT instead of in process");
   sub.add_option("--protocol", f.protocol, "with --url: http | grpc")->capture_default_str();
   sub.add_option("--tensors", f.tensors, "with --url over HTTP: binary (the binary data extension) | json")
       ->capture_default_str();
-  sub.add_option("--model-version", f.remote.version, "with --url: the version to use (0: the server picks)")
+  sub.add_option("--model-repository", f.repository,
+                 "measure the repository's model MODEL in this process, through hone serve's scheduler, batcher "
+                 "and statistics without the network: an ensemble with its processing stages, each step's share "
+                 "reported");
+  sub.add_option("--model-version", f.remote.version,
+                 "with --url or --model-repository: the version to use (0: the server picks)")
       ->capture_default_str();
   AddInputFlags(sub, s.inputs, f.inputs);
   sub.add_option("--concurrency", s.concurrency, "closed loop: requests outstanding (list, e.g. 1,2,4,8)")
@@ -152,8 +167,10 @@ int Run(CLI::App& sub, BenchFlags& f) {
   // Ctrl-C stops the sweep and still reports the points that finished; a second Ctrl-C quits at once.
   bench::InterruptScope interrupt;
   hooks.stop = interrupt.flag();
-  auto report = f.remote.url.empty() ? bench::RunBench(f.settings, hooks)
-                                     : bench::RunRemoteBench(f.settings, f.remote, hooks);
+  auto report = !f.repository.empty()
+                    ? tune::RunRepositoryBench(f.settings, f.repository, f.settings.model_path, f.remote.version, hooks)
+                : f.remote.url.empty() ? bench::RunBench(f.settings, hooks)
+                                       : bench::RunRemoteBench(f.settings, f.remote, hooks);
   if (progress) progress->Finish();
   if (!report.ok()) return fail(report.status());
 
@@ -166,7 +183,10 @@ int Run(CLI::App& sub, BenchFlags& f) {
   }
   if (!f.json_path.empty()) {
     Result<nlohmann::json> model =
-        f.remote.url.empty()
+        !f.repository.empty()
+            ? Result<nlohmann::json>(tune::ServedModelJson(f.settings.model_path, "in process: " + f.repository,
+                                                           "in-process", report->model_metadata))
+        : f.remote.url.empty()
             ? tune::ModelFileJson(f.settings.model_path)
             : Result<nlohmann::json>(tune::ServedModelJson(f.remote.model, f.remote.url, f.protocol,
                                                            report->model_metadata));
@@ -195,7 +215,8 @@ Command AddBenchCommand(CLI::App& app) {
                  "  hone bench models/fashion_mnist/model.onnx --concurrency 1,8 --json report.json\n"
                  "  hone bench models/fashion_mnist/model.onnx --rate 500,1000\n"
                  "  hone bench models/fashion_mnist/model.onnx --batch 1,32 --intra-op-threads 1,2\n"
-                 "  hone bench fashion_mnist --url 127.0.0.1:8000 --concurrency 1,8 --csv pa.csv");
+                 "  hone bench fashion_mnist --url 127.0.0.1:8000 --concurrency 1,8 --csv pa.csv\n"
+                 "  hone bench minilm --model-repository examples/text-embedding --data texts.txt --concurrency 1,16");
   AddFlags(*sub, *flags);
   return [sub, flags] { return Run(*sub, *flags); };
 }

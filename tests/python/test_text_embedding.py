@@ -127,8 +127,10 @@ def test_bad_text_gets_a_400_naming_the_fault_and_the_server_stays_ready(server)
     assert client.is_model_ready("minilm")
 
 
-def test_bench_over_the_url_reports_each_stage(hone_bin, server, tmp_path):
-    """hone bench on the ensemble with raw text: each step's share of the server-side time beside the totals."""
+@pytest.mark.parametrize("where", ["url", "in-process"])
+def test_bench_reports_each_stage(hone_bin, server, tmp_path, where):
+    """hone bench on the ensemble with raw text, over the network or in process: each step's share of the
+    server-side time beside the totals."""
     import subprocess
     import sys
 
@@ -137,7 +139,8 @@ def test_bench_over_the_url_reports_each_stage(hone_bin, server, tmp_path):
 
     texts = tmp_path / "texts.txt"
     texts.write_text("A man is playing guitar.\nThe stock market fell today.\nHow do I reset my password?\n")
-    r = subprocess.run([str(hone_bin), "bench", "minilm", "--url", server.http_url, "--data", str(texts),
+    target = ["--url", server.http_url] if where == "url" else ["--model-repository", str(EXAMPLE)]
+    r = subprocess.run([str(hone_bin), "bench", "minilm", *target, "--data", str(texts),
                         "--concurrency", "1", "--window-ms", "300", "--min-duration-s", "0.5",
                         "--warmup-requests", "5", "--warmup-s", "0.2", "--stability-percent", "100",
                         "--quiet", "--json", "-"],  # a test of the report, not of the machine: any spread is stable

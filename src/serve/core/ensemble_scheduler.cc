@@ -73,7 +73,8 @@ class EnsembleScheduler final : public std::enable_shared_from_this<EnsembleSche
       run->waiting.push_back(options_.plan.steps[i].after.size());
       if (options_.plan.steps[i].after.empty()) ready.push_back(i);
     }
-    Launch(run, ready);
+    // The front end's permission: its thread may run the first step as it may run a model.
+    Launch(run, ready, run->request.may_run_on_caller);
   }
 
   int64_t pending() const { return in_flight_.load(std::memory_order_relaxed); }
@@ -101,8 +102,10 @@ class EnsembleScheduler final : public std::enable_shared_from_this<EnsembleSche
   }
 
   // Sends each of `steps` (whose inputs all exist) to its model. Never called with run->mu held: a step may
-  // answer before its dispatch returns.
-  void Launch(const std::shared_ptr<EnsembleRun>& run, const std::vector<size_t>& steps) {
+  // answer before its dispatch returns. `on_caller`: this thread may run the last of them itself when its model
+  // has an instance idle (InferenceRequest::may_run_on_caller): a step's thread goes on to the next step instead of
+  // waking another thread for it, a hand-off less per step.
+  void Launch(const std::shared_ptr<EnsembleRun>& run, const std::vector<size_t>& steps, bool on_caller) {
     for (size_t i : steps) {
       const EnsembleStep& step = options_.plan.steps[i];
       InferenceRequest r;
@@ -118,6 +121,7 @@ class EnsembleScheduler final : public std::enable_shared_from_this<EnsembleSche
       }
       for (const auto& [model_output, tensor] : step.outputs) r.requested_outputs.push_back(model_output);
       r.keep_alive = run;  // the tensors a step reads may be views over the ensemble request's bytes
+      r.may_run_on_caller = on_caller && i == steps.back();
       dispatch_(std::move(r), [self = shared_from_this(), run, i](Result<InferenceResponse> result) {
         self->StepDone(run, i, std::move(result));
       });
@@ -143,7 +147,8 @@ class EnsembleScheduler final : public std::enable_shared_from_this<EnsembleSche
       last = --run->unfinished == 0;
     }
     if (last) return End(run, Status::Ok());
-    Launch(run, ready);
+    // This thread has just finished a step (an instance thread, or a caller that could spare itself for one).
+    Launch(run, ready, true);
   }
 
   // Ends `run` once: with `status` when it is an error, else with the ensemble's outputs.

@@ -5,7 +5,8 @@
 //
 // A step starts as soon as every tensor it reads exists; steps that do not depend on each other run side by side.
 // The first step that fails ends the request with its error, naming the step; the response callback runs exactly
-// once. The ensemble's own statistics count its requests end to end (queue time 0: its steps queue).
+// once. The ensemble's own statistics count its requests end to end (queue time 0: its steps queue). A thread that
+// finishes a step may run the next one itself when that step's model has an instance idle (no hand-off).
 #pragma once
 
 #include <functional>
