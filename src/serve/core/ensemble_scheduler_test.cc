@@ -114,6 +114,8 @@ TEST(EnsembleSchedulerTest, ManyRequestsEachGetTheirOwnAnswerOnce) {
     }
     EXPECT_EQ(calls.load(), kRequests);
     EXPECT_EQ(models.dispatched(), 3 * kRequests);
+    // A request counts as pending until its answer's callback has returned: Stop waits for the last one.
+    scheduler->Stop(std::chrono::steady_clock::now() + std::chrono::seconds(5));
     EXPECT_EQ(scheduler->pending(), 0);
   }
   EXPECT_EQ(stats.Snapshot().success.count, 50u);
