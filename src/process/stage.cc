@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "process/classify_stage.h"
+#include "process/image_stage.h"
 #include "process/pooling_stage.h"
 #include "process/tokenizer_stage.h"
 
@@ -15,6 +17,8 @@ struct Kind {
 
 // Sorted by name.
 constexpr std::array kKinds = {
+    Kind{"hone_classify", &CreateClassifyStage},
+    Kind{"hone_image", &CreateImageStage},
     Kind{"hone_pooling", &CreatePoolingStage},
     Kind{"hone_tokenizer", &CreateTokenizerStage},
 };

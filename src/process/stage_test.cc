@@ -34,12 +34,12 @@ std::unique_ptr<Stage> Make(const std::string& kind, std::map<std::string, std::
 }
 
 TEST(StageTest, KindsAreListedAndUnknownOnesRefused) {
-  EXPECT_TRUE(IsStageKind("hone_pooling"));
-  EXPECT_TRUE(IsStageKind("hone_tokenizer"));
+  for (const char* kind : {"hone_classify", "hone_image", "hone_pooling", "hone_tokenizer"})
+    EXPECT_TRUE(IsStageKind(kind)) << kind;
   EXPECT_FALSE(IsStageKind("onnxruntime"));
   auto unknown = CreateStage({"hone_resize", {}, ""});
   EXPECT_EQ(unknown.status().code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(unknown.status().message(), HasSubstr("hone_pooling, hone_tokenizer"));
+  EXPECT_THAT(unknown.status().message(), HasSubstr("hone_classify, hone_image, hone_pooling, hone_tokenizer"));
 }
 
 TEST(PoolingStageTest, MaskedMeanThenL2) {
