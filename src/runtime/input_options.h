@@ -21,8 +21,9 @@ struct ValueRange {
 
 struct InputOptions {
   // A .npz whose arrays are named like the model's inputs, or a .npy for a model with one input. Rows along the
-  // first axis are samples. For a model whose one input is BYTES: a .txt (a sample a line), a .jsonl (a JSON string
-  // a line) or a folder (a file a sample): raw_samples.h. Empty: generate inputs.
+  // first axis are samples; numpy string arrays (<U, |S) are BYTES. For a model whose one input is BYTES: a .txt (a
+  // sample a line), a .jsonl (a JSON string a line) or a folder (a file a sample): raw_samples.h. Empty: generate
+  // inputs.
   std::string data_path;
   // Per input, its shape: either the full shape (its first dimension then is the batch size of one request) or
   // the shape without the batch dimension. Fixes dynamic dimensions; must agree with fixed ones.

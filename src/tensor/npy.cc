@@ -11,6 +11,7 @@
 #include "tensor/file_io.h"
 #include "tensor/little_endian.h"
 #include "tensor/npy_header.h"
+#include "tensor/npy_strings.h"
 
 namespace hone {
 namespace {
@@ -139,6 +140,12 @@ Result<Tensor> ParseNpy(std::span<const std::byte> bytes, std::string_view what)
   std::string_view text(reinterpret_cast<const char*>(bytes.data() + prefix), header_len);
   HONE_ASSIGN_OR_RETURN(NpyHeader header, ParseNpyHeaderDict(text, what));
 
+  {
+    // numpy's string dtypes ("|S8", "<U12") become BYTES tensors.
+    HONE_ASSIGN_OR_RETURN(std::optional<Tensor> strings,
+                          ParseNpyStrings(header, bytes.subspan(prefix + header_len), what));
+    if (strings) return std::move(*strings);
+  }
   bool swap = false;
   HONE_ASSIGN_OR_RETURN(DataType type, DescrToType(header, what, &swap));
   size_t elem = ElementSize(type);

@@ -4,7 +4,8 @@
 // Reading accepts format versions 1.0, 2.0 and 3.0 and the dtypes that map onto a hone DataType: b1 (BOOL),
 // u1/u2/u4/u8, i1/i2/i4/i8, f2 (FP16), f4, f8, in '<', '|', '=' or '>' byte order. Big-endian ('>') data is
 // byte-swapped to native order and Fortran-order data is transposed to C order, so the result is always a
-// row-major native-endian tensor that owns a copy of the data. Anything else (strings, objects, complex,
+// row-major native-endian tensor that owns a copy of the data. numpy's string dtypes (S, U) become BYTES tensors
+// (npy_strings.h). Anything else (objects, complex,
 // structured dtypes) is Unimplemented, naming the dtype; every malformed file is InvalidArgument naming the source
 // and what was expected. No input, however hostile, reads outside `bytes`.
 //
