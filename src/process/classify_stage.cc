@@ -2,28 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <numeric>
 
+#include "process/line_file.h"
 #include "process/stage_parameters.h"
-#include "tensor/file_io.h"
 
 namespace hone::process {
 namespace {
-
-// One name a line; a final newline ends the last line, "\r\n" counts as "\n".
-std::vector<std::string> SplitLabels(std::string_view text) {
-  std::vector<std::string> labels;
-  while (!text.empty()) {
-    const size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    labels.emplace_back(line);
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  return labels;
-}
 
 class ClassifyStage final : public Stage {
  public:
@@ -115,17 +100,11 @@ class ClassifyStage final : public Stage {
 
 Result<std::unique_ptr<Stage>> CreateClassifyStage(const StageConfig& config) {
   StageParameters params(config.kind, config.parameters);
-  const std::string file = params.String("labels_file", "labels.txt");
+  HONE_ASSIGN_OR_RETURN(const std::string path, params.File("labels_file", "labels.txt", config.directory));
   HONE_ASSIGN_OR_RETURN(int64_t top_k, params.Int("top_k", 1, 1, 1 << 20));
   HONE_ASSIGN_OR_RETURN(bool softmax, params.Bool("softmax", true));
   HONE_RETURN_IF_ERROR(params.CheckAllRead());
-  if (file.empty() || file.find("..") != std::string::npos || file.front() == '/')
-    return Status::InvalidArgument(config.kind + " parameter 'labels_file': '" + file +
-                                   "': expected a file name inside the version directory");
-  const std::string path = (std::filesystem::path(config.directory) / file).string();
-  HONE_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ReadFileBytes(path));
-  std::vector<std::string> labels =
-      SplitLabels(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  HONE_ASSIGN_OR_RETURN(std::vector<std::string> labels, ReadLineFile(path));
   if (labels.empty())
     return Status::InvalidArgument(config.kind + " parameter 'labels_file': " + path +
                                    " is empty: expected one class name a line");

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "process/classify_stage.h"
+#include "process/ctc_stage.h"
 #include "process/image_stage.h"
 #include "process/pooling_stage.h"
 #include "process/tokenizer_stage.h"
@@ -18,6 +19,7 @@ struct Kind {
 // Sorted by name.
 constexpr std::array kKinds = {
     Kind{"hone_classify", &CreateClassifyStage},
+    Kind{"hone_ctc", &CreateCtcStage},
     Kind{"hone_image", &CreateImageStage},
     Kind{"hone_pooling", &CreatePoolingStage},
     Kind{"hone_tokenizer", &CreateTokenizerStage},

@@ -54,7 +54,7 @@ Result<std::unique_ptr<Stage>> CreateStage(const StageConfig& config);
 
 // Whether `backend` names one of hone's stages.
 bool IsStageKind(std::string_view backend);
-// "hone_classify, hone_image, hone_pooling, hone_tokenizer": the kinds there are, for errors.
+// "hone_classify, hone_ctc, hone_image, hone_pooling, hone_tokenizer": the kinds there are, for errors.
 std::string StageKinds();
 
 }  // namespace hone::process

@@ -1,6 +1,7 @@
 #include "process/stage_parameters.h"
 
 #include <charconv>
+#include <filesystem>
 
 namespace hone::process {
 
@@ -45,6 +46,14 @@ Result<int64_t> StageParameters::Int(const std::string& key, int64_t fallback, i
   if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
     return Bad(key, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
   return v;
+}
+
+Result<std::string> StageParameters::File(const std::string& key, std::string fallback, const std::string& directory) {
+  const std::string name = String(key, std::move(fallback));
+  if (name.empty() || name.find("..") != std::string::npos || name.front() == '/')
+    return Status::InvalidArgument(kind_ + " parameter '" + key + "': '" + name +
+                                   "': expected a file name inside the version directory");
+  return (std::filesystem::path(directory) / name).string();
 }
 
 Status StageParameters::CheckAllRead() const {

@@ -24,6 +24,9 @@ class StageParameters {
   Result<std::string> Choice(const std::string& key, std::string fallback, const std::vector<std::string>& choices);
   Result<bool> Bool(const std::string& key, bool fallback);  // true/false, 1/0
   Result<int64_t> Int(const std::string& key, int64_t fallback, int64_t min, int64_t max);
+  // A file name inside `directory` (the version directory): its full path. A name that leaves the directory ("..",
+  // an absolute path) or is empty is InvalidArgument; whether the file exists is for the reader to say.
+  Result<std::string> File(const std::string& key, std::string fallback, const std::string& directory);
 
   // InvalidArgument naming the first key no getter asked for, and the keys this stage reads.
   Status CheckAllRead() const;

@@ -39,7 +39,7 @@ TEST(StageTest, KindsAreListedAndUnknownOnesRefused) {
   EXPECT_FALSE(IsStageKind("onnxruntime"));
   auto unknown = CreateStage({"hone_resize", {}, ""});
   EXPECT_EQ(unknown.status().code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(unknown.status().message(), HasSubstr("hone_classify, hone_image, hone_pooling, hone_tokenizer"));
+  EXPECT_THAT(unknown.status().message(), HasSubstr("hone_classify, hone_ctc, hone_image, hone_pooling, hone_tokenizer"));
 }
 
 TEST(PoolingStageTest, MaskedMeanThenL2) {

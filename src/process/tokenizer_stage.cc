@@ -1,7 +1,5 @@
 #include "process/tokenizer_stage.h"
 
-#include <filesystem>
-
 #include "process/stage_parameters.h"
 #include "process/tokenizer.h"
 
@@ -60,16 +58,12 @@ class TokenizerStage final : public Stage {
 
 Result<std::unique_ptr<Stage>> CreateTokenizerStage(const StageConfig& config) {
   StageParameters params(config.kind, config.parameters);
-  const std::string file = params.String("tokenizer_file", "tokenizer.json");
+  HONE_ASSIGN_OR_RETURN(const std::string path, params.File("tokenizer_file", "tokenizer.json", config.directory));
   HONE_ASSIGN_OR_RETURN(int64_t max_length, params.Int("max_length", 0, 1, 1 << 20));
   HONE_ASSIGN_OR_RETURN(std::string padding, params.Choice("padding", "longest", {"longest", "max_length"}));
   HONE_ASSIGN_OR_RETURN(bool special, params.Bool("add_special_tokens", true));
   HONE_ASSIGN_OR_RETURN(int64_t multiple, params.Int("pad_to_multiple_of", 0, 0, 1 << 16));
   HONE_RETURN_IF_ERROR(params.CheckAllRead());
-  if (file.empty() || file.find("..") != std::string::npos || file.front() == '/')
-    return Status::InvalidArgument(config.kind + " parameter 'tokenizer_file': '" + file +
-                                   "': expected a file name inside the version directory");
-  const std::string path = (std::filesystem::path(config.directory) / file).string();
   HONE_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::FromFile(path));
 
   if (max_length > 0) {

@@ -53,7 +53,7 @@ TEST(ConfigValidateTest, OnlyOnnxRuntime) {
               "hone does not support backend 'python' (Triton's Python backend) yet");
   ExpectInvalid("platform: \"ensemble\"", "platform 'ensemble': expected ensemble_scheduling with at least one step");
   ExpectError("backend: \"hone_nothing\"", StatusCode::kUnimplemented,
-              "its processing stages (hone_classify, hone_image, hone_pooling, hone_tokenizer)");
+              "its processing stages (hone_classify, hone_ctc, hone_image, hone_pooling, hone_tokenizer)");
   EXPECT_TRUE(Validate("backend: \"onnxruntime\"").ok());
 }
 
