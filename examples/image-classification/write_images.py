@@ -5,6 +5,7 @@ example and tests/python/test_image_classification.py:
   OUT/png/NNNNN_labelL.png    8-bit grayscale PNG, lossless: exactly the .npz pixels (each is a byte / 255)
   OUT/jpeg/NNNNN_labelL.jpg   8-bit grayscale JPEG, quality 90 (lossy: pixels differ from the .npz by a few levels)
 
+  OUT/labels.txt              the true labels in the files' order, one a line (hone evaluate --labels-file)
 NNNNN is the row of test.npz, L its true label (0..9, the model's class order). Run by scripts/fetch-models with
 Debian's /usr/bin/python3 (python3-numpy, python3-pil); OUT must not hold png/ or jpeg/ yet.
 """
@@ -40,7 +41,9 @@ def main() -> None:
         picture = Image.fromarray(image[0], "L")
         picture.save(args.out / "png" / f"{stem}.png")
         picture.save(args.out / "jpeg" / f"{stem}.jpg", quality=JPEG_QUALITY)
-    print(f"wrote {len(pixels)} PNG and {len(pixels)} JPEG files to {args.out}")
+    # The true labels in the files' (sorted) order, one a line: `hone evaluate --labels-file` reads them.
+    (args.out / "labels.txt").write_text("".join(f"{int(label)}\n" for label in labels))
+    print(f"wrote {len(pixels)} PNG and {len(pixels)} JPEG files and labels.txt to {args.out}")
 
 
 if __name__ == "__main__":

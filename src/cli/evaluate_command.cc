@@ -13,6 +13,7 @@
 #include "cli/common_flags.h"
 #include "cli/commands.h"
 #include "cli/report_output.h"
+#include "tune/served_evaluate.h"
 
 namespace hone::cli {
 namespace {
@@ -26,12 +27,22 @@ struct EvaluateFlags {
   std::vector<std::string> perturb, gates;
   std::string json_path;
   bool quiet = false;
+  std::string repository, against_repository, labels_file;  // a repository's model, served in this process
 };
 
 void AddFlags(CLI::App& sub, EvaluateFlags& f) {
   check::EvaluateSettings& s = f.settings;
   check::TaskOptions& t = s.task_options;
-  sub.add_option("model", s.model_path, "the .onnx file")->required();
+  sub.add_option("model", s.model_path, "the .onnx file; with --model-repository, the model's name")->required();
+  sub.add_option("--model-repository", f.repository,
+                 "evaluate the repository's model MODEL as hone serve runs it (an ensemble with its processing "
+                 "stages), in this process, on raw inputs (--data texts.txt, a folder of images) or an .npz");
+  sub.add_option("--against-repository", f.against_repository,
+                 "with --model-repository: the reference, the same model name served from this repository "
+                 "(embeddings: measured against it; classification: deltas)");
+  sub.add_option("--labels-file", f.labels_file,
+                 "with --model-repository: the classes of the samples, one integer a line in their order (a "
+                 "folder's files sorted by name)");
   AddInputFlags(sub, s.inputs, f.inputs);
   sub.add_option("--batch", s.batch, "samples per run (default: the inputs' batch size, 1 for a dynamic one)");
   AddRuntimeFlags(sub, f.runtime, f.runtime_raw, RuntimeFlagUse::kSingleRun);
@@ -112,14 +123,24 @@ int Run(EvaluateFlags& f) {
   if (Status s = RouteReports({{"--json", f.json_path}}, inputs); !s.ok()) return fail(s);
   std::unique_ptr<Progress> progress = f.quiet ? nullptr : Progress::ForStderr("pass");
   f.settings.progress = progress.get();
-  auto report = check::Evaluate(f.settings);
+  const bool served = !f.repository.empty();
+  if (!served && (!f.against_repository.empty() || !f.labels_file.empty()))
+    return fail(Status::InvalidArgument("--against-repository and --labels-file need --model-repository"));
+  if (served && !f.settings.against_path.empty())
+    return fail(Status::InvalidArgument("with --model-repository the reference is --against-repository"));
+  auto report = served ? tune::EvaluateServed({f.repository, f.settings.model_path, 0, f.against_repository,
+                                               f.labels_file, f.settings})
+                       : check::Evaluate(f.settings);
   if (progress) progress->Finish();
   if (!report.ok()) return fail(report.status());
   report->machine = bench::DescribeMachine(bench::ReadSystemInfo());
   std::cout << check::EvaluateReportToText(*report);
   int code = report->passed() ? kExitOk : kExitCheckFailed;
   if (!f.json_path.empty()) {
-    Result<nlohmann::json> model = tune::ModelFileJson(f.settings.model_path);
+    Result<nlohmann::json> model =
+        served ? Result<nlohmann::json>(tune::ServedModelJson(f.settings.model_path, "in process: " + f.repository,
+                                                              "in-process", runtime::ModelMetadata{}))
+               : tune::ModelFileJson(f.settings.model_path);
     Status s = model.ok() ? WriteJsonReport(f.json_path, "evaluate", *model, check::EvaluateReportToJson(*report))
                           : model.status();
     if (!s.ok()) code = fail(s);
@@ -136,7 +157,8 @@ Command AddEvaluateCommand(CLI::App& app) {
                   "robustness, stability; with --against and --gate, exit 1 when quality drops too far");
   sub->footer("Examples:\n"
                  "  hone evaluate models/fashion_mnist/model.onnx --data models/fashion_mnist/test.npz\n"
-                 "  hone evaluate model.int8.onnx --data models/fashion_mnist/test.npz --against models/fashion_mnist/model.onnx --gate 'accuracy_drop<=0.005'");
+                 "  hone evaluate model.int8.onnx --data models/fashion_mnist/test.npz --against models/fashion_mnist/model.onnx --gate 'accuracy_drop<=0.005'\n"
+                 "  hone evaluate fashion --model-repository examples/image-classification --output-name logits --data examples/image-classification/images/png --labels-file examples/image-classification/images/labels.txt");
   AddFlags(*sub, *flags);
   return [flags] { return Run(*flags); };
 }

@@ -161,3 +161,33 @@ def test_broken_images_get_a_400_naming_the_fault_and_the_server_stays_ready(ser
     assert client.is_model_ready("fashion")
     index, _, _ = classify(httpclient, server.http_url, files("png")[:3])
     assert len(index) == 3
+
+
+def test_evaluate_on_the_ensemble_from_image_files(hone_bin, python_reference, tmp_path):
+    """hone evaluate on the served pipeline, from the image files and their labels: the accuracy of the model on
+    the .npz rows, and a report that keeps its schema."""
+    import json
+    import subprocess
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).parent))
+    from test_report_schemas import validate
+
+    r = subprocess.run([str(hone_bin), "evaluate", "fashion", "--model-repository", str(EXAMPLE),
+                        "--output-name", "logits", "--data", str(IMAGES / "png"),
+                        "--labels-file", str(IMAGES / "labels.txt"), "--quiet", "--json", "-"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    validate(report)
+    metrics = {name: m["value"] for name, m in report["evaluate"]["metrics"].items()}
+    logits, labels = python_reference
+    expected = float(np.mean(np.argmax(logits, axis=1) == labels))
+    assert abs(metrics["accuracy"] - expected) < 1e-9, (metrics["accuracy"], expected)
+    # Labels that do not match the samples are named.
+    short = tmp_path / "labels.txt"
+    short.write_text("1\n2\n")
+    r = subprocess.run([str(hone_bin), "evaluate", "fashion", "--model-repository", str(EXAMPLE),
+                        "--output-name", "logits", "--data", str(IMAGES / "png"), "--labels-file", str(short),
+                        "--quiet"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "2 labels for 1000 samples" in r.stderr, r.stderr

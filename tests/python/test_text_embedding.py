@@ -155,3 +155,19 @@ def test_bench_reports_each_stage(hone_bin, server, tmp_path, where):
     assert all(0 < s < 1 for s in shares) and sum(shares) <= 1.001, shares
     assert point["stages"][1]["share"] == max(shares), "the encoder is the bottleneck here"
     assert "step minilm_encoder" in r.stderr
+
+
+def test_evaluate_a_pipeline_against_itself(hone_bin, tmp_path):
+    """hone evaluate on the served ensemble from raw text, against the same pipeline in another repository: the
+    embedding metrics of two identical pipelines are perfect (the INT8 figures are in docs/pipelines.md)."""
+    import subprocess
+
+    texts = tmp_path / "texts.txt"
+    texts.write_text("\n".join(["A man is playing guitar.", "Someone plays a guitar.", "The stock market fell.",
+                                "How do I reset my password?", "Forgot my login", "Stocks dropped sharply."]))
+    r = subprocess.run([str(hone_bin), "evaluate", "minilm", "--model-repository", str(EXAMPLE),
+                        "--against-repository", str(EXAMPLE), "--data", str(texts), "--recall-k", "2",
+                        "--quiet", "--json", "-"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    metrics = {name: m["value"] for name, m in json.loads(r.stdout)["evaluate"]["metrics"].items()}
+    assert metrics["cosine_min"] > 0.99999 and metrics["recall_at_2"] == 1.0, metrics
