@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -24,6 +25,8 @@ struct InferenceRequest {
   std::vector<NamedTensor> inputs;
   // Outputs to return, by name, in the order the client asked; empty: every model output in model order.
   std::vector<std::string> requested_outputs;
+  // Triton's classification extension: outputs to return as their top k classes (classification.h), by name.
+  std::vector<std::pair<std::string, uint32_t>> classifications;
   uint32_t priority = 0;    // 0: the model's default priority level; 1 is the highest
   uint64_t timeout_us = 0;  // 0: the model's default queue policy decides
   // The most output bytes the front end can send back (gRPC's message limit, less room for the message's own

@@ -14,6 +14,7 @@
 #include "serve/config/repository.h"
 #include "serve/config/warmup.h"
 #include "serve/core/batch_check.h"
+#include "serve/core/classification.h"
 #include "serve/core/ensemble_load.h"
 #include "serve/core/scheduler_config.h"
 
@@ -142,6 +143,33 @@ Result<std::vector<std::unique_ptr<ModelInstance>>> OpenSessions(const LoadVersi
 }  // namespace
 
 void EnqueueOn(const LoadedVersion& version, InferenceRequest request, ResponseCallback done) {
+  if (!request.classifications.empty()) {
+    // The classification extension: the outputs asked for come back as their top classes, after the reshapes.
+    for (const auto& [name, k] : request.classifications)
+      if (version.metadata.FindOutput(name) < 0) {
+        version.stats->RecordFailure(0);
+        return done(Status::InvalidArgument(fmt::format("model '{}' version {}: output '{}' (classification): the "
+                                                        "model has no such output",
+                                                        version.name, version.version, name)));
+      }
+    done = [classify = request.classifications, labels = version.labels,
+            batched = version.config.max_batch_size() > 0,
+            done = std::move(done)](Result<InferenceResponse> result) {
+      if (result.ok()) {
+        for (NamedTensor& out : result->outputs)
+          for (const auto& [name, k] : classify) {
+            if (out.name != name) continue;
+            const std::vector<std::string>* names = nullptr;
+            if (labels)
+              if (auto it = labels->find(name); it != labels->end()) names = &it->second;
+            Result<Tensor> classes = ClassifyOutput(out.tensor, k, batched, names, name);
+            if (!classes.ok()) return done(classes.status());
+            out.tensor = std::move(*classes);
+          }
+      }
+      done(std::move(result));
+    };
+  }
   if (version.reshape && !version.reshape->empty()) {
     // Client shapes to the model's on the way in, back on the way out (serve/config/reshape.h).
     if (Status s = version.reshape->Inputs(request); !s.ok()) {
@@ -172,6 +200,11 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
   CompletionOptions completion;
   completion.cores = request.cores;
   ApplyConfigDefaults(request.source, completion, &config);
+  {
+    Result<std::map<std::string, std::vector<std::string>>> labels = ReadOutputLabels(config, request.model_dir);
+    if (!labels.ok()) return labels.status().WithContext(request.source.where);
+    loaded->labels = std::make_shared<const std::map<std::string, std::vector<std::string>>>(std::move(*labels));
+  }
   if (IsEnsemble(config)) {
     HONE_RETURN_IF_ERROR(LoadEnsemble(request, *loaded));
     return loaded;

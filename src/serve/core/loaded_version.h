@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <vector>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,6 +28,8 @@ struct LoadedVersion {
   runtime::ModelMetadata metadata;
   // The config's reshapes, for requests and responses (shared by response callbacks; see io_reshape.h).
   std::shared_ptr<const IoReshape> reshape;
+  // The label files of the config's outputs (label_filename), for the classification extension.
+  std::shared_ptr<const std::map<std::string, std::vector<std::string>>> labels;
   // Declared before the scheduler so it outlives it: the scheduler records into it until it has stopped.
   std::unique_ptr<ModelStats> stats;
   std::unique_ptr<Scheduler> scheduler;

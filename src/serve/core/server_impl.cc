@@ -96,8 +96,8 @@ class ServerImpl final : public Server {
   ServerMetadataInfo Metadata() const override {
     ServerMetadataInfo info;
     info.version = std::string(HoneVersion());
-    info.extensions = {"binary_tensor_data", "model_configuration", "model_repository", "parameters",
-                       "schedule_policy", "statistics"};
+    info.extensions = {"binary_tensor_data", "classification", "model_configuration", "model_repository",
+                       "parameters", "schedule_policy", "statistics"};
     return info;
   }
 

@@ -101,7 +101,8 @@ Status ReadInputs(const ModelInferRequest& message, std::vector<NamedTensor>* in
   return Status::Ok();
 }
 
-Status ReadRequestedOutputs(const ModelInferRequest& message, std::vector<std::string>* outputs) {
+Status ReadRequestedOutputs(const ModelInferRequest& message, std::vector<std::string>* outputs,
+                            std::vector<std::pair<std::string, uint32_t>>* classifications) {
   outputs->reserve(static_cast<size_t>(message.outputs_size()));
   for (int i = 0; i < message.outputs_size(); ++i) {
     const auto& output = message.outputs(i);
@@ -109,9 +110,16 @@ Status ReadRequestedOutputs(const ModelInferRequest& message, std::vector<std::s
     const std::string what = "requested output '" + output.name() + "'";
     for (const std::string& earlier : *outputs)
       if (earlier == output.name()) return Invalid(what + ": given twice");
-    if (output.parameters().contains("classification"))
-      return Invalid(what + ": the classification extension is not supported, expected no 'classification' "
-                     "parameter");
+    if (auto it = output.parameters().find("classification"); it != output.parameters().end()) {
+      // Triton's clients send the count as int64_param.
+      const int64_t k = it->second.parameter_choice_case() == inference::InferParameter::kUint64Param
+                            ? static_cast<int64_t>(it->second.uint64_param())
+                            : it->second.int64_param();
+      if (k < 1 || k > std::numeric_limits<uint32_t>::max())
+        return Invalid(what + ": parameter 'classification': expected a count of classes >= 1, got " +
+                       std::to_string(k));
+      classifications->emplace_back(output.name(), static_cast<uint32_t>(k));
+    }
     outputs->push_back(output.name());
   }
   return Status::Ok();
@@ -129,7 +137,7 @@ Result<InferenceRequest> ToInferenceRequest(const ModelInferRequest& message,
   request.id = message.id();
   HONE_RETURN_IF_ERROR(ReadParameters(message.parameters(), &request));
   HONE_RETURN_IF_ERROR(ReadInputs(message, &request.inputs));
-  HONE_RETURN_IF_ERROR(ReadRequestedOutputs(message, &request.requested_outputs));
+  HONE_RETURN_IF_ERROR(ReadRequestedOutputs(message, &request.requested_outputs, &request.classifications));
   request.keep_alive = std::move(keep_alive);
   return request;
 }

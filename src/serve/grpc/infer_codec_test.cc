@@ -192,10 +192,9 @@ TEST(InferCodecTest, MalformedInputsAreNamed) {
          m->add_outputs()->set_name("y");
        }, "requested output 'y': given twice"},
       {"classification", [](ModelInferRequest* m) {
-         (*m->add_outputs()->mutable_parameters())["classification"].set_int64_param(3);
+         (*m->add_outputs()->mutable_parameters())["classification"].set_int64_param(0);
          m->mutable_outputs(0)->set_name("y");
-       }, "requested output 'y': the classification extension is not supported, expected no 'classification' "
-          "parameter"},
+       }, "requested output 'y': parameter 'classification': expected a count of classes >= 1, got 0"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);

@@ -150,7 +150,10 @@ Status ParseOutputs(const element& outputs, DecodedInferRequest& out) {
           HONE_ASSIGN_OR_RETURN(bool binary, AsBool(value, who + ": parameter 'binary_data'"));
           out.format.binary_by_output.emplace_back(std::string(name), binary);
         } else if (key == "classification") {
-          return Bad(who + ": the classification extension is not supported; request the raw output instead");
+          HONE_ASSIGN_OR_RETURN(uint64_t k, AsUint(value, who + ": parameter 'classification'"));
+          if (k == 0 || k > std::numeric_limits<uint32_t>::max())
+            return Bad(who + ": parameter 'classification': expected a count of classes >= 1");
+          out.request.classifications.emplace_back(std::string(name), static_cast<uint32_t>(k));
         } else if (key.starts_with("shared_memory")) {
           return Bad(who + ": parameter " + Quote(key) + ": the shared memory extension is not supported");
         }

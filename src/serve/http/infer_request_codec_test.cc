@@ -206,8 +206,10 @@ TEST(InferRequestCodec, MissingAndMistypedFields) {
   ExpectError(R"({"parameters":{"sequence_id":5},"inputs":[]})", "sequence batching is not supported");
   ExpectError(R"({"inputs":[],"outputs":[{"name":"o"},{"name":"o"}]})", "output 'o': requested twice");
   ExpectError(R"({"inputs":[],"outputs":[{"nam":"o"}]})", "outputs[0]: expected an object");
-  ExpectError(R"({"inputs":[],"outputs":[{"name":"o","parameters":{"classification":3}}]})",
-              "classification extension is not supported");
+  ExpectError(R"({"inputs":[],"outputs":[{"name":"o","parameters":{"classification":0}}]})",
+              "output 'o': parameter 'classification': expected a count of classes >= 1");
+  ExpectError(R"({"inputs":[],"outputs":[{"name":"o","parameters":{"classification":"3"}}]})",
+              "output 'o': parameter 'classification': expected a non-negative integer");
   ExpectError(R"({"inputs":[],"outputs":[{"name":"o","parameters":{"binary_data":"yes"}}]})",
               "output 'o': parameter 'binary_data': expected true or false");
   ExpectError(R"({"inputs":[{"name":"x","shape":[1],"datatype":"FP32","parameters":{"shared_memory_region":"r"}}]})",
@@ -315,6 +317,15 @@ TEST(InferRequestCodec, JsonBytesInputsAreStrings) {
               "input 's': expected 2 elements in 'data' (shape 2), got 1");
   ExpectError(R"({"inputs":[{"name":"s","shape":[1],"datatype":"BYTES","data":["a","b"]}]})",
               "input 's': more than the 1 elements its shape holds");
+}
+
+TEST(InferRequestCodec, ClassificationAsksForAnOutputsTopClasses) {
+  auto decoded = DecodeInferRequest(Body(
+      R"({"inputs":[],"outputs":[{"name":"logits","parameters":{"classification":3}},{"name":"other"}]})"));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->request.requested_outputs, (std::vector<std::string>{"logits", "other"}));
+  ASSERT_EQ(decoded->request.classifications.size(), 1u);
+  EXPECT_EQ(decoded->request.classifications[0], (std::pair<std::string, uint32_t>{"logits", 3}));
 }
 
 }  // namespace
