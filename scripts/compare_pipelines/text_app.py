@@ -1,8 +1,8 @@
 """examples/text-embedding's pipeline written in Python, as a team would write it today: a KServe v2 HTTP server
-(kserve_http.py: FastAPI + uvicorn + orjson) for one model `minilm`: input `text` BYTES [batch, 1] (JSON strings)
--> Hugging Face `tokenizers` on the example's own tokenizer.json -> onnxruntime on the example's model.onnx (one
-session, its default threads) -> numpy mean pooling over the attention mask and L2 normalisation -> output
-`embedding` FP32 [batch, 384].
+(kserve_http.py: FastAPI + uvicorn + orjson) for one model `minilm`: input `text` BYTES [batch, 1] (JSON strings,
+or UTF-8 in binary tensors) -> Hugging Face `tokenizers` on the example's own tokenizer.json -> onnxruntime on the
+example's model.onnx (one session, its default threads) -> numpy mean pooling over the attention mask and L2
+normalisation -> output `embedding` FP32 [batch, 384].
 
     python text_app.py --port 18750 --example examples/text-embedding
 
@@ -46,7 +46,11 @@ class TextEmbedding:
     def infer(self, inputs):
         if not inputs["text"]:
             raise kserve_http.BadRequest("input 'text': an empty batch")
-        encodings = self.tokenizer.encode_batch(inputs["text"])
+        try:  # str from a JSON tensor, bytes (UTF-8) from a binary one
+            texts = [t.decode() if isinstance(t, bytes) else t for t in inputs["text"]]
+        except UnicodeDecodeError as e:
+            raise kserve_http.BadRequest(f"input 'text': not UTF-8: {e}") from None
+        encodings = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         types = np.array([e.type_ids for e in encodings], dtype=np.int64)
