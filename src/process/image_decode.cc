@@ -29,13 +29,10 @@ ImageFormat SniffImageFormat(std::string_view bytes) {
 
 Result<Image8> DecodeImage(std::string_view bytes, int channels, int64_t max_pixels) {
   if (bytes.empty()) return Status::InvalidArgument("empty: expected the contents of a PNG or JPEG file");
-  Result<Image8> decoded = Status::Ok();
-  switch (SniffImageFormat(bytes)) {
+  const ImageFormat format = SniffImageFormat(bytes);
+  switch (format) {
     case ImageFormat::kPng:
-      decoded = DecodePng(bytes, max_pixels);
-      break;
     case ImageFormat::kJpeg:
-      decoded = DecodeJpeg(bytes, max_pixels);
       break;
     case ImageFormat::kUnknown:
       // The first bytes of a signature, and nothing after them: a file cut short rather than another format.
@@ -44,6 +41,7 @@ Result<Image8> DecodeImage(std::string_view bytes, int channels, int64_t max_pix
       return Status::InvalidArgument("not a PNG or JPEG file (it starts with " + FirstBytes(bytes) +
                                      "; expected 89 50 4e 47 or ff d8 ff)");
   }
+  Result<Image8> decoded = format == ImageFormat::kPng ? DecodePng(bytes, max_pixels) : DecodeJpeg(bytes, max_pixels);
   if (!decoded.ok()) return decoded.status();
   return ConvertChannels(std::move(decoded).value(), channels);
 }
