@@ -112,10 +112,7 @@ class GrpcClient final : public RemoteClient {
   }
   Result<std::vector<std::string>> EnsembleSteps() override {
     HONE_ASSIGN_OR_RETURN(inference::ModelConfig config, client_->GetModelConfig(settings_.model, settings_.version));
-    std::vector<std::string> steps;
-    if (config.platform() != "ensemble") return steps;
-    for (const auto& step : config.ensemble_scheduling().step()) steps.push_back(step.model_name());
-    return steps;
+    return EnsembleStepsOf(config);
   }
   Result<bool> IsModelReady() override { return client_->IsModelReady(settings_.model, settings_.version); }
   std::string Describe() const override {
@@ -128,6 +125,13 @@ class GrpcClient final : public RemoteClient {
 };
 
 }  // namespace
+
+std::vector<std::string> EnsembleStepsOf(const inference::ModelConfig& config) {
+  std::vector<std::string> steps;
+  if (config.platform() != "ensemble") return steps;
+  for (const auto& step : config.ensemble_scheduling().step()) steps.push_back(step.model_name());
+  return steps;
+}
 
 Status ParseUrl(const std::string& url, std::string* host, int* port) {
   std::string_view text = url;

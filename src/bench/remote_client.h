@@ -10,6 +10,7 @@
 
 #include "base/result.h"
 #include "bench/target.h"  // RequestPhases
+#include "client/model_config.pb.h"
 #include "client/model_metadata.h"
 #include "client/model_stats.h"
 #include "tensor/npz.h"  // NamedTensor
@@ -25,6 +26,9 @@ struct RemoteSettings {
   std::string model;   // the model's name on the server
   int64_t version = 0; // 0: the server picks
 };
+
+// The models an ensemble's config runs, in its steps' order; empty for any other model.
+std::vector<std::string> EnsembleStepsOf(const inference::ModelConfig& config);
 
 // "127.0.0.1:8000" -> host, port; InvalidArgument naming the text otherwise.
 Status ParseUrl(const std::string& url, std::string* host, int* port);

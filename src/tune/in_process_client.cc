@@ -36,10 +36,7 @@ class ServerClient final : public bench::RemoteClient {
 
   Result<std::vector<std::string>> EnsembleSteps() override {
     HONE_ASSIGN_OR_RETURN(inference::ModelConfig config, server_->ModelConfig(model_, version_));
-    std::vector<std::string> steps;
-    if (config.platform() != "ensemble") return steps;
-    for (const auto& step : config.ensemble_scheduling().step()) steps.push_back(step.model_name());
-    return steps;
+    return bench::EnsembleStepsOf(config);
   }
 
   Result<bool> IsModelReady() override { return server_->IsModelReady(model_, version_); }
@@ -65,18 +62,23 @@ std::unique_ptr<bench::RemoteClient> InProcessClient(std::shared_ptr<serve::Serv
   return std::make_unique<ServerClient>(std::move(server), std::move(model), version, std::move(description));
 }
 
-Result<bench::BenchReport> RunRepositoryBench(const bench::BenchSettings& settings, const std::string& repository,
-                                              const std::string& model, int64_t version,
-                                              const bench::RunnerHooks& hooks) {
+Result<std::unique_ptr<serve::Server>> ServeInProcess(const std::string& repository, const std::string& model) {
   serve::ServerOptions options;
   options.model_repository = repository;
   options.control_mode = serve::ModelControlMode::kExplicit;
   options.startup_models = {model};
-  if (hooks.status) hooks.status("loading '" + model + "' from " + repository);
-  HONE_ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> created, serve::Server::Open(options));
-  std::shared_ptr<serve::Server> server(std::move(created));
+  HONE_ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> server, serve::Server::Open(options));
   if (Status s = server->Start(); !s.ok())
     return Status::FailedPrecondition("repository '" + repository + "': " + s.message());
+  return server;
+}
+
+Result<bench::BenchReport> RunRepositoryBench(const bench::BenchSettings& settings, const std::string& repository,
+                                              const std::string& model, int64_t version,
+                                              const bench::RunnerHooks& hooks) {
+  if (hooks.status) hooks.status("loading '" + model + "' from " + repository);
+  HONE_ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> created, ServeInProcess(repository, model));
+  std::shared_ptr<serve::Server> server(std::move(created));
   bench::RemoteSettings where;
   where.model = model;
   where.version = version;

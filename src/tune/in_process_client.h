@@ -12,6 +12,10 @@
 
 namespace hone::tune {
 
+// A hone server in this process holding `model` of `repository` (with the models its steps run, for an ensemble)
+// and nothing else: no network. FailedPrecondition with the server's reason when the model does not load.
+Result<std::unique_ptr<serve::Server>> ServeInProcess(const std::string& repository, const std::string& model);
+
 // `server` is shared by the clients Clone makes; `model` and `version` name what Infer runs.
 std::unique_ptr<bench::RemoteClient> InProcessClient(std::shared_ptr<serve::Server> server, std::string model,
                                                      int64_t version, std::string description);

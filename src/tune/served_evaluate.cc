@@ -11,44 +11,17 @@
 
 #include "bench/remote_runner.h"  // ToRuntimeMetadata
 #include "check/gates.h"
+#include "check/numeric_values.h"
+#include "check/truth.h"
 #include "runtime/input_pool.h"
 #include "serve/core/server.h"
 #include "tensor/npz.h"
+#include "tune/in_process_client.h"
 
 namespace hone::tune {
 namespace {
 
 using check::Task;
-
-// A server in this process holding `model` of `repository` (and the models its steps run).
-Result<std::unique_ptr<serve::Server>> Serve(const std::string& repository, const std::string& model) {
-  serve::ServerOptions options;
-  options.model_repository = repository;
-  options.control_mode = serve::ModelControlMode::kExplicit;
-  options.startup_models = {model};
-  HONE_ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> server, serve::Server::Open(options));
-  if (Status s = server->Start(); !s.ok())
-    return Status::FailedPrecondition("repository '" + repository + "': " + s.message());
-  return server;
-}
-
-Result<std::vector<double>> ToDoubles(const Tensor& t, const std::string& what) {
-  std::vector<double> out;
-  out.reserve(static_cast<size_t>(t.element_count()));
-  auto take = [&](auto values) {
-    for (auto v : values) out.push_back(static_cast<double>(v));
-  };
-  switch (t.type()) {
-    case DataType::kFp32: take(t.values<float>()); break;
-    case DataType::kFp64: take(t.values<double>()); break;
-    case DataType::kInt64: take(t.values<int64_t>()); break;
-    case DataType::kInt32: take(t.values<int32_t>()); break;
-    default:
-      return Status::InvalidArgument(what + " is " + std::string(DataTypeName(t.type())) +
-                                     ": expected numbers (FP32, FP64, INT32 or INT64) to evaluate");
-  }
-  return out;
-}
 
 // Runs every sample of `pool` through `model` on `server`, `batch` samples a request, and returns `output`'s
 // values for all of them in order, with its shape ([samples, ...]).
@@ -72,7 +45,7 @@ Result<std::vector<double>> RunAll(serve::Server& server, const std::string& mod
     if (!response.ok())
       return response.status().WithContext(fmt::format("samples {}..{}", first, first + count - 1));
     const Tensor& t = response->outputs.at(0).tensor;
-    HONE_ASSIGN_OR_RETURN(std::vector<double> v, ToDoubles(t, "output '" + output + "'"));
+    HONE_ASSIGN_OR_RETURN(std::vector<double> v, check::ToDoubles(t, "output '" + output + "'"));
     values.insert(values.end(), v.begin(), v.end());
     if (first == 0) shape = t.shape();
     if (progress) progress->Update(fmt::format("'{}': {} of {} samples", model, first + count, samples));
@@ -81,7 +54,8 @@ Result<std::vector<double>> RunAll(serve::Server& server, const std::string& mod
   return values;
 }
 
-Result<std::vector<int64_t>> ReadLabelsFile(const std::string& path, int64_t samples) {
+// --labels-file as a dataset array of INT64 labels, for check::ResolveTruth like a dataset's own.
+Result<Tensor> ReadLabelsFile(const std::string& path, int64_t samples) {
   std::ifstream in(path);
   if (!in) return Status::NotFound("--labels-file '" + path + "': cannot read it");
   std::vector<int64_t> labels;
@@ -99,27 +73,9 @@ Result<std::vector<int64_t>> ReadLabelsFile(const std::string& path, int64_t sam
   if (static_cast<int64_t>(labels.size()) != samples)
     return Status::InvalidArgument(fmt::format("--labels-file '{}': {} labels for {} samples", path, labels.size(),
                                                samples));
-  return labels;
-}
-
-// The dataset's integer label array (an .npz), for classification without --labels-file.
-Result<std::vector<int64_t>> LabelsFromDataset(const check::EvaluateSettings& s, int64_t samples,
-                                               std::string& description) {
-  HONE_ASSIGN_OR_RETURN(std::vector<NamedTensor> arrays, ReadNpz(s.inputs.data_path));
-  for (const char* name : {"label", "labels", "target", "targets", "y"}) {
-    const std::string key = s.labels_key.empty() ? name : s.labels_key;
-    for (const NamedTensor& a : arrays) {
-      if (a.name != key) continue;
-      HONE_ASSIGN_OR_RETURN(std::vector<double> v, ToDoubles(a.tensor, "array '" + key + "'"));
-      if (static_cast<int64_t>(v.size()) != samples)
-        return Status::InvalidArgument(fmt::format("array '{}': {} labels for {} samples", key, v.size(), samples));
-      description = fmt::format("labels '{}' ({} of them)", key, v.size());
-      return std::vector<int64_t>(v.begin(), v.end());
-    }
-    if (!s.labels_key.empty()) break;
-  }
-  return Status::InvalidArgument("dataset '" + s.inputs.data_path +
-                                 "' has no label array (label, labels, target, targets, y): give --labels");
+  HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(DataType::kInt64, {samples}));
+  std::copy(labels.begin(), labels.end(), t.mutable_values<int64_t>().begin());
+  return t;
 }
 
 }  // namespace
@@ -131,7 +87,7 @@ Result<check::EvaluateReport> EvaluateServed(const ServedEvaluateSettings& setti
   if (!s.perturbations.empty() || !s.slice_key.empty())
     return Status::InvalidArgument("--perturb and --slice are for a model file; with --model-repository they do not "
                                    "apply");
-  HONE_ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> server, Serve(settings.repository, settings.model));
+  HONE_ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> server, ServeInProcess(settings.repository, settings.model));
   HONE_ASSIGN_OR_RETURN(client::ModelMetadataInfo info, server->ModelMetadata(settings.model, settings.version));
   const runtime::ModelMetadata metadata = bench::ToRuntimeMetadata(info);
   HONE_ASSIGN_OR_RETURN(runtime::InputPool pool, runtime::InputPool::Create(metadata, s.inputs));
@@ -152,7 +108,7 @@ Result<check::EvaluateReport> EvaluateServed(const ServedEvaluateSettings& setti
   std::optional<std::vector<double>> reference;
   if (!settings.against_repository.empty()) {
     HONE_ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> against,
-                          Serve(settings.against_repository, settings.model));
+                          ServeInProcess(settings.against_repository, settings.model));
     Shape shape;
     HONE_ASSIGN_OR_RETURN(std::vector<double> values, RunAll(*against, settings.model, 0, pool, metadata, batch,
                                                               report.output, shape, s.progress));
@@ -164,37 +120,40 @@ Result<check::EvaluateReport> EvaluateServed(const ServedEvaluateSettings& setti
     against->Shutdown(std::chrono::steady_clock::now() + std::chrono::seconds(10));
   }
 
-  check::TaskTruth truth;
-  truth.samples = pool.sample_count();
-  Task task = s.task;
-  // auto: labels make it classification; a reference without labels, embedding.
-  if (task == Task::kAuto)
-    task = settings.labels_file.empty() && s.labels_key.empty() && reference ? Task::kEmbedding
-                                                                              : Task::kClassification;
-  truth.task = task;
-  if (task == Task::kEmbedding) {
-    if (!reference)
-      return Status::InvalidArgument("--task embedding needs --against-repository: embeddings are measured against "
-                                     "a reference's");
-    truth.values = *reference;
-    truth.row_size = truth.samples > 0 ? static_cast<int64_t>(reference->size()) / truth.samples : 0;
-    report.truth = fmt::format("the same model's '{}' in '{}'", report.output, settings.against_repository);
-  } else if (task == Task::kClassification) {
-    if (!settings.labels_file.empty()) {
-      HONE_ASSIGN_OR_RETURN(truth.labels, ReadLabelsFile(settings.labels_file, truth.samples));
-      report.truth = fmt::format("labels from '{}'", settings.labels_file);
-    } else {
-      HONE_ASSIGN_OR_RETURN(truth.labels, LabelsFromDataset(s, truth.samples, report.truth));
-    }
-  } else {
-    return Status::InvalidArgument("--task regression is for a model file; with --model-repository: classification "
-                                   "or embedding");
+  // The truth as hone evaluate resolves it for a model file: the dataset's labels (an .npz), --labels-file as one
+  // more array, or the reference's outputs for embeddings.
+  std::vector<NamedTensor> dataset;
+  if (s.inputs.data_path.ends_with(".npz")) {
+    HONE_ASSIGN_OR_RETURN(dataset, ReadNpz(s.inputs.data_path));
   }
+  check::TruthRequest request;
+  request.task = s.task;
+  request.labels_key = s.labels_key;
+  if (!settings.labels_file.empty()) {
+    HONE_ASSIGN_OR_RETURN(Tensor labels, ReadLabelsFile(settings.labels_file, pool.sample_count()));
+    dataset.push_back({settings.labels_file, std::move(labels)});
+    request.labels_key = settings.labels_file;
+  }
+  if (dataset.empty() && !reference && s.task != Task::kEmbedding)
+    return Status::InvalidArgument("'" + s.inputs.data_path + "' holds no labels: give --labels-file (one class a "
+                                   "line, in the samples' order), or --against-repository to evaluate embeddings");
+  request.dataset_path = s.inputs.data_path;
+  request.dataset = &dataset;
+  for (const auto& in : metadata.inputs) request.input_names.push_back(in.name);
+  request.output_name = report.output;
+  request.output_shape = report.output_shape;
+  request.reference = reference ? &*reference : nullptr;
+  HONE_ASSIGN_OR_RETURN(check::ResolvedTruth resolved, check::ResolveTruth(request));
+  const check::TaskTruth& truth = resolved.truth;
+  const Task task = truth.task;
+  report.truth = task == Task::kEmbedding
+                     ? fmt::format("the same model's '{}' in '{}'", report.output, settings.against_repository)
+                     : resolved.description;
   report.task = task;
   report.candidate.source = fmt::format("model '{}' served from '{}'", settings.model, settings.repository);
   HONE_ASSIGN_OR_RETURN(report.candidate.metrics,
                         check::ComputeTaskMetrics(truth, clean, report.output_shape, s.task_options));
-  if (reference && task == Task::kClassification) {
+  if (reference && task != Task::kEmbedding) {
     check::ModelEvaluation ref;
     ref.source = fmt::format("model '{}' served from '{}'", settings.model, settings.against_repository);
     HONE_ASSIGN_OR_RETURN(ref.metrics, check::ComputeTaskMetrics(truth, *reference, report.output_shape,

@@ -6,6 +6,8 @@
 //   embedding        the output against the same model's output in another repository (--against-repository,
 //                    the float pipeline beside a quantized one, say): cosine, recall@k of nearest neighbours,
 //                    how the pairwise similarities shift
+//   regression       an .npz's float targets
+// The task and the truth are resolved as for a model file (check/truth.h), --labels-file being one more array.
 // Both models run in this process (serve's model manager, schedulers and stages, no network). Perturbations,
 // slices and the stability probe are for model files (check/evaluate.h); they are refused here.
 #pragma once

@@ -200,37 +200,23 @@ Status CheckWarmup(const inference::ModelConfig& config, const ConfigSource& src
   return Status::Ok();
 }
 
-// A processing stage's config: no platform, no ONNX Runtime settings; its parameters are the stage's, which the
-// stage itself checks when it loads (it knows its keys).
-Status ValidateStageConfig(const inference::ModelConfig& config, const ConfigSource& src) {
-  if (!config.name().empty() && !src.model_name.empty() && config.name() != src.model_name)
-    return Bad(src, "name " + Q(config.name()) + " does not match the model directory " + Q(src.model_name));
-  if (!config.platform().empty())
-    return Bad(src, "platform " + Q(config.platform()) + ": a model with backend " + Q(config.backend()) +
-                        " (a hone processing stage) takes no platform");
-  if (config.max_batch_size() < 0)
-    return Bad(src, "max_batch_size: expected >= 0, got " + std::to_string(config.max_batch_size()));
-  HONE_RETURN_IF_ERROR(CheckIo(config, src));
-  HONE_RETURN_IF_ERROR(CheckInstanceGroups(config, src));
-  HONE_RETURN_IF_ERROR(CheckDynamicBatching(config, src));
-  HONE_RETURN_IF_ERROR(CheckVersionPolicy(config, src));
-  auto timing = BatchTimingFromConfig(config);
-  if (!timing.ok()) return timing.status().WithContext(src.where);
-  return CheckWarmup(config, src);
-}
-
 }  // namespace
 
 Status ValidateModelConfig(const inference::ModelConfig& config, const ConfigSource& src) {
   if (!config.name().empty() && !src.model_name.empty() && config.name() != src.model_name)
     return Bad(src, "name " + Q(config.name()) + " does not match the model directory " + Q(src.model_name));
-  if (process::IsStageKind(config.backend())) return ValidateStageConfig(config, src);
   if (IsEnsemble(config)) return PlanEnsemble(config, src).status();
-  if (!config.platform().empty() && config.platform() != kPlatform)
+  // A processing stage: no platform and no ONNX Runtime settings; its parameters are the stage's, which the stage
+  // itself checks when it loads (it knows its keys).
+  const bool stage = process::IsStageKind(config.backend());
+  if (stage && !config.platform().empty())
+    return Bad(src, "platform " + Q(config.platform()) + ": a model with backend " + Q(config.backend()) +
+                        " (a hone processing stage) takes no platform");
+  if (!stage && !config.platform().empty() && config.platform() != kPlatform)
     return Status::Unimplemented(src.where + ": hone does not support platform " + Q(config.platform()) +
                                  KnownAs(config.platform()) + " yet: it serves " + std::string(kPlatform) +
                                  " (ONNX models) only");
-  if (!config.backend().empty() && config.backend() != kBackend)
+  if (!stage && !config.backend().empty() && config.backend() != kBackend)
     return Status::Unimplemented(src.where + ": hone does not support backend " + Q(config.backend()) +
                                  KnownAs(config.backend()) + " yet: it serves " + std::string(kBackend) +
                                  " (ONNX models) and its processing stages (" + process::StageKinds() + ")");
@@ -240,11 +226,13 @@ Status ValidateModelConfig(const inference::ModelConfig& config, const ConfigSou
   HONE_RETURN_IF_ERROR(CheckInstanceGroups(config, src));
   HONE_RETURN_IF_ERROR(CheckDynamicBatching(config, src));
   HONE_RETURN_IF_ERROR(CheckVersionPolicy(config, src));
-  auto options = SessionOptionsFromConfig(config);
-  if (!options.ok()) return options.status().WithContext(src.where);
+  if (!stage) {
+    auto options = SessionOptionsFromConfig(config);
+    if (!options.ok()) return options.status().WithContext(src.where);
+  }
   auto timing = BatchTimingFromConfig(config);
   if (!timing.ok()) return timing.status().WithContext(src.where);
-  if (!config.default_model_filename().empty()) {
+  if (!stage && !config.default_model_filename().empty()) {
     Status s = ValidateFileName(config.default_model_filename(), "default_model_filename");
     if (!s.ok()) return s.WithContext(src.where);
   }
