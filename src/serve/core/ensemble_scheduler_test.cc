@@ -41,8 +41,17 @@ EnsembleOptions Diamond() {
 class FakeModels {
  public:
   explicit FakeModels(std::chrono::microseconds delay = std::chrono::microseconds(0)) : delay_(delay) {}
+  // Joins every step's thread, under the lock that dispatching takes: a step still running may dispatch the next.
   ~FakeModels() {
-    for (auto& t : threads_) t.join();
+    for (;;) {
+      std::vector<std::thread> threads;
+      {
+        std::lock_guard lock(mu_);
+        threads.swap(threads_);
+      }
+      if (threads.empty()) break;
+      for (auto& t : threads) t.join();
+    }
   }
 
   StepDispatch Dispatch() {
