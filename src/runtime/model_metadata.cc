@@ -77,4 +77,10 @@ BatchAxis ModelMetadata::SharedBatchAxis() const {
 int ModelMetadata::FindInput(const std::string& name) const { return FindByName(inputs, name); }
 int ModelMetadata::FindOutput(const std::string& name) const { return FindByName(outputs, name); }
 
+const std::string* ModelMetadata::FindCustom(std::string_view key) const {
+  for (const auto& [k, v] : custom)
+    if (k == key) return &v;
+  return nullptr;
+}
+
 }  // namespace hone::runtime

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tensor/data_type.h"
@@ -42,10 +44,15 @@ struct ModelMetadata {
   std::vector<IoSpec> outputs;
   std::string producer;     // "pytorch 1.13.1"
   std::string graph_name;
+  // The model's metadata_props (key -> value): what an exporter recorded beside the graph, such as a decoder's
+  // context length or chat template.
+  std::vector<std::pair<std::string, std::string>> custom;
 
   // Index of the input named `name`, or -1.
   int FindInput(const std::string& name) const;
   int FindOutput(const std::string& name) const;
+  // The metadata_props value for `key`, or nullptr.
+  const std::string* FindCustom(std::string_view key) const;
   // See BatchAxis.
   BatchAxis SharedBatchAxis() const;
 };

@@ -73,6 +73,10 @@ ModelMetadata ReadMetadata(Ort::Session& session) {
   auto model_meta = session.GetModelMetadata();
   m.producer = model_meta.GetProducerNameAllocated(allocator).get();
   m.graph_name = model_meta.GetGraphNameAllocated(allocator).get();
+  for (const auto& key : model_meta.GetCustomMetadataMapKeysAllocated(allocator)) {
+    auto value = model_meta.LookupCustomMetadataMapAllocated(key.get(), allocator);
+    m.custom.emplace_back(key.get(), value ? value.get() : "");
+  }
   return m;
 }
 

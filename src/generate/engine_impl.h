@@ -1,0 +1,69 @@
+// The engine's insides (internal to this part): the sequences it runs and the step loop. engine.cc owns the
+// thread, the queue and admission; engine_step.cc runs decoder steps and delivers tokens.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <list>
+#include <mutex>
+#include <thread>
+
+#include "generate/engine.h"
+#include "generate/kv_cache.h"
+#include "generate/text_stream.h"
+
+namespace hone::generate {
+
+struct Sequence {
+  std::shared_ptr<Generation> handle;
+  UpdateCallback on_update;
+  std::vector<int64_t> prompt;
+  int64_t max_tokens = 0;  // resolved: the most this sequence generates
+  bool ignore_eos = false;
+  Sampler sampler;
+  TextStream text;
+  KvSequence kv;
+  int64_t prefilled = 0;     // prompt positions in the cache
+  int64_t next_token = -1;   // sampled and not yet in the cache (>= 0 once the prompt is done)
+  int64_t generated = 0;
+  int64_t last_token = -1;   // the latest sampled token
+  GenerationTimes times;
+
+  Sequence(const SamplingParams& sampling, const process::Tokenizer& tokenizer, std::vector<std::string> stop)
+      : sampler(sampling), text(tokenizer, std::move(stop)) {}
+  bool decoding() const { return next_token >= 0; }
+};
+
+struct Engine::Impl {
+  EngineOptions options;
+  std::unique_ptr<Decoder> decoder;
+  std::unique_ptr<process::Tokenizer> tokenizer;
+  ChatTemplate chat;
+  std::unique_ptr<KvCache> cache;  // engine thread only
+  int64_t context_length = 0;
+
+  mutable std::mutex mu;
+  std::condition_variable wake;
+  std::deque<std::unique_ptr<Sequence>> waiting;  // guarded by mu
+  bool stopping = false;                          // guarded by mu
+  Clock::time_point deadline;                     // guarded by mu: when stopping, ends what is left
+  EngineStats stats;                              // guarded by mu: published after each step
+
+  std::list<std::unique_ptr<Sequence>> running;  // engine thread only, in admission order
+  std::thread thread;
+
+  void Loop();
+  // Moves waiting requests into `running` while they fit (engine thread).
+  void Admit(std::deque<std::unique_ptr<Sequence>>& waiting_now);
+  // One decoder step over every decoding sequence; prompt chunks with the rest of the budget.
+  void Step();
+  Status DecodeStep(std::vector<Sequence*>& rows);
+  Status PrefillChunk(Sequence& seq, int64_t chunk);
+  // Delivers the token sampled for `seq`, finishing it when it ends. Returns whether it finished.
+  bool Deliver(Sequence& seq, int64_t token);
+  // Ends `seq` (last update), frees its blocks. Does not remove it from `running`.
+  void Finish(Sequence& seq, FinishReason reason, Status error, std::string text = {});
+  void PublishStats();
+};
+
+}  // namespace hone::generate

@@ -1,0 +1,149 @@
+// One engine step: a decode run over every sequence past its prompt, then prompt chunks under the token budget.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/log.h"
+#include "generate/engine_impl.h"
+
+namespace hone::generate {
+
+void Engine::Impl::Step() {
+  std::vector<Sequence*> decoding;
+  std::vector<Sequence*> prefilling;
+  for (auto& s : running) (s->decoding() ? decoding : prefilling).push_back(s.get());
+
+  if (!decoding.empty()) {
+    if (Status st = DecodeStep(decoding); !st.ok()) {
+      Log(LogLevel::kError, {}, "generation: decode step failed: {}", st.message());
+      for (Sequence* s : decoding) Finish(*s, FinishReason::kError, st);
+    }
+  }
+  // The decode rows took part of the budget; prompts get the rest, and always some, so that a full batch of
+  // decodes cannot starve a waiting prompt.
+  int64_t budget = std::max<int64_t>(options.max_step_tokens - static_cast<int64_t>(decoding.size()),
+                                     std::min<int64_t>(options.max_step_tokens, 16));
+  for (Sequence* s : prefilling) {
+    if (budget <= 0) break;
+    const int64_t chunk = std::min(budget, static_cast<int64_t>(s->prompt.size()) - s->prefilled);
+    budget -= chunk;
+    if (Status st = PrefillChunk(*s, chunk); !st.ok()) {
+      Log(LogLevel::kError, {}, "generation: prompt step failed: {}", st.message());
+      Finish(*s, FinishReason::kError, st);
+    }
+  }
+  running.remove_if([](const std::unique_ptr<Sequence>& s) { return s->handle == nullptr; });
+  std::lock_guard lock(mu);
+  ++stats.steps;
+}
+
+Status Engine::Impl::DecodeStep(std::vector<Sequence*>& rows) {
+  const int64_t batch = static_cast<int64_t>(rows.size());
+  int64_t width = 0;
+  for (Sequence* s : rows) width = std::max(width, s->kv.length);
+  DecoderStep step;
+  step.batch = batch;
+  step.sequence = 1;
+  step.past = width;
+  step.logits_to_keep = 1;
+  step.attention_mask.assign(static_cast<size_t>(batch * (width + 1)), 0);
+  std::vector<const KvSequence*> kvs;
+  for (int64_t b = 0; b < batch; ++b) {
+    Sequence& s = *rows[b];
+    step.input_ids.push_back(s.next_token);
+    step.position_ids.push_back(s.kv.length);
+    std::fill_n(step.attention_mask.begin() + b * (width + 1), s.kv.length, 1);
+    step.attention_mask[b * (width + 1) + width] = 1;
+    kvs.push_back(&s.kv);
+  }
+  HONE_ASSIGN_OR_RETURN(step.past_key_values, cache->Gather(kvs, width));
+  HONE_ASSIGN_OR_RETURN(DecoderOutput out, decoder->Run(step));
+  const int64_t vocab = out.logits.shape()[2];
+  const float* logits = out.logits.values<float>().data();
+  for (int64_t b = 0; b < batch; ++b) {
+    Sequence& s = *rows[b];
+    cache->Append(out.present, b, width, 1, &s.kv);
+    Deliver(s, s.sampler.Next({logits + b * vocab, static_cast<size_t>(vocab)}));
+  }
+  return Status::Ok();
+}
+
+Status Engine::Impl::PrefillChunk(Sequence& seq, int64_t chunk) {
+  const int64_t past = seq.kv.length;
+  DecoderStep step;
+  step.batch = 1;
+  step.sequence = chunk;
+  step.past = past;
+  step.logits_to_keep = 1;
+  step.input_ids.assign(seq.prompt.begin() + seq.prefilled, seq.prompt.begin() + seq.prefilled + chunk);
+  step.attention_mask.assign(static_cast<size_t>(past + chunk), 1);
+  for (int64_t i = 0; i < chunk; ++i) step.position_ids.push_back(past + i);
+  const KvSequence* kv = &seq.kv;
+  HONE_ASSIGN_OR_RETURN(step.past_key_values, cache->Gather({&kv, 1}, past));
+  HONE_ASSIGN_OR_RETURN(DecoderOutput out, decoder->Run(step));
+  cache->Append(out.present, 0, past, chunk, &seq.kv);
+  seq.prefilled += chunk;
+  if (seq.prefilled < static_cast<int64_t>(seq.prompt.size())) return Status::Ok();
+  const int64_t kept = out.logits.shape()[1];
+  const int64_t vocab = out.logits.shape()[2];
+  // Without num_logits_to_keep the model gave every position's logits: the last row is the next token's.
+  const float* last = out.logits.values<float>().data() + (kept - 1) * vocab;
+  Deliver(seq, seq.sampler.Next({last, static_cast<size_t>(vocab)}));
+  return Status::Ok();
+}
+
+bool Engine::Impl::Deliver(Sequence& seq, int64_t token) {
+  const Clock::time_point now = Clock::now();
+  if (seq.generated == 0) seq.times.first_token = now;
+  seq.times.last_token = now;
+  ++seq.generated;
+  const auto& eos = decoder->shape().eos_token_ids;
+  seq.last_token = token;
+  if (!seq.ignore_eos && std::find(eos.begin(), eos.end(), token) != eos.end()) {
+    Finish(seq, FinishReason::kStop, Status::Ok(), seq.text.Finish());
+    return true;
+  }
+  Result<std::string> text = seq.text.Push(token);
+  if (!text.ok()) {
+    Finish(seq, FinishReason::kError, text.status());
+    return true;
+  }
+  if (seq.text.stopped()) {
+    Finish(seq, FinishReason::kStop, Status::Ok(), std::move(*text));
+    return true;
+  }
+  // The cache holds prompt + generated - 1 positions now; the next token needs one more, within the context.
+  if (seq.generated >= seq.max_tokens || seq.kv.length + 1 >= context_length) {
+    Finish(seq, FinishReason::kLength, Status::Ok(), *text + seq.text.Finish());
+    return true;
+  }
+  seq.next_token = token;
+  GenerationUpdate u;
+  u.token = token;
+  u.text = std::move(*text);
+  u.prompt_tokens = static_cast<int64_t>(seq.prompt.size());
+  u.completion_tokens = seq.generated;
+  u.new_token = true;
+  u.time = now;
+  seq.on_update(u);
+  return false;
+}
+
+void Engine::Impl::Finish(Sequence& seq, FinishReason reason, Status error, std::string text) {
+  if (seq.handle == nullptr) return;  // already finished
+  cache->Release(&seq.kv);
+  GenerationUpdate u;
+  u.text = std::move(text);
+  u.prompt_tokens = static_cast<int64_t>(seq.prompt.size());
+  u.completion_tokens = seq.generated;
+  u.new_token = reason == FinishReason::kStop || reason == FinishReason::kLength;
+  if (u.new_token) u.token = seq.last_token;
+  u.time = seq.times.last_token.time_since_epoch().count() ? seq.times.last_token : Clock::now();
+  u.finish = reason;
+  u.error = std::move(error);
+  u.times = seq.times;
+  seq.handle = nullptr;  // marks it finished: the step loop drops it from `running`
+  seq.on_update(u);
+}
+
+}  // namespace hone::generate

@@ -1,0 +1,255 @@
+// The engine on a tiny random-weight decoder in the real model's layout (built by models/smollm2/build_decoder.py
+// --random into the build folder): continuous batching gives each request the tokens it gets alone, chunked
+// prefill the tokens of a whole prompt, and the KV budget is never exceeded.
+#include "generate/engine.h"
+
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <thread>
+
+namespace hone::generate {
+namespace {
+
+std::string TinyDir() { return std::string(HONE_BINARY_DIR) + "/testdata/tiny_llm"; }
+
+EngineOptions Tiny() {
+  EngineOptions o;
+  o.model_path = TinyDir() + "/model.onnx";
+  o.tokenizer_path = TinyDir() + "/tokenizer.json";
+  o.session.intra_op_threads = 1;
+  o.kv_cache_bytes = 8 << 20;
+  return o;
+}
+
+// Collects one request's updates; Wait returns once the last one came.
+struct Collector {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<int64_t> tokens;
+  std::string text;
+  std::optional<FinishReason> finish;
+  Status error;
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+  int updates_after_finish = 0;
+
+  UpdateCallback Callback() {
+    return [this](const GenerationUpdate& u) {
+      std::lock_guard lock(mu);
+      if (finish) ++updates_after_finish;
+      if (u.new_token) tokens.push_back(u.token);
+      text += u.text;
+      prompt_tokens = u.prompt_tokens;
+      completion_tokens = u.completion_tokens;
+      if (u.finish) {
+        finish = u.finish;
+        error = u.error;
+      }
+      cv.notify_all();
+    };
+  }
+  void Wait() {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return finish.has_value(); }));
+  }
+  void WaitTokens(size_t n) {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return tokens.size() >= n || finish; }));
+  }
+};
+
+GenerationRequest Greedy(std::string prompt, int64_t max_tokens) {
+  GenerationRequest r;
+  r.prompt = std::move(prompt);
+  r.max_tokens = max_tokens;
+  r.sampling.temperature = 0;
+  r.ignore_eos = true;
+  return r;
+}
+
+std::vector<int64_t> Alone(const EngineOptions& options, const GenerationRequest& request) {
+  auto engine = Engine::Open(options);
+  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+  Collector c;
+  auto handle = (*engine)->Submit(request, c.Callback());
+  EXPECT_TRUE(handle.ok()) << handle.status().ToString();
+  c.Wait();
+  return c.tokens;
+}
+
+// Polls: stats are published after the step that freed the blocks, just after the last update.
+void ExpectNoBlocksReserved(const Engine& engine) {
+  for (int i = 0; i < 200 && engine.Stats().kv_blocks_reserved != 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(engine.Stats().kv_blocks_reserved, 0);
+}
+
+// A prompt of exactly `n` token ids (BOS first).
+GenerationRequest Ids(int64_t n, int64_t max_tokens) {
+  GenerationRequest r = Greedy("", max_tokens);
+  r.prompt_ids.push_back(1);
+  for (int64_t i = 1; i < n; ++i) r.prompt_ids.push_back(100 + (i * 37) % 500);
+  return r;
+}
+
+const std::vector<std::string> kPrompts = {
+    "The quick brown fox",
+    "Once upon a time, in a land far away, there lived a king who had three daughters and a very large garden.",
+    "1 2 3 4 5 6 7 8 9 10 11 12 13",
+    "Hi",
+};
+
+TEST(EngineTest, OpensTheTinyDecoder) {
+  auto engine = Engine::Open(Tiny());
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  const DecoderShape& s = (*engine)->shape();
+  EXPECT_EQ(s.layers, 2);
+  EXPECT_EQ(s.kv_heads, 2);
+  EXPECT_EQ(s.head_size, 16);
+  EXPECT_EQ(s.context_length, 256);
+  EXPECT_EQ(s.bos_token_id, 1);
+  EXPECT_TRUE(s.has_logits_to_keep);
+  EXPECT_TRUE((*engine)->chat_template().supported());
+  EngineStats stats = (*engine)->Stats();
+  EXPECT_GT(stats.kv_blocks_total, 0);
+  EXPECT_LE(stats.kv_blocks_total * stats.kv_bytes_per_block, 8 << 20);
+}
+
+TEST(EngineTest, RequestsJoiningMidFlightGetTheTokensTheyGetAlone) {
+  const EngineOptions options = Tiny();
+  std::vector<std::vector<int64_t>> alone;
+  for (size_t i = 0; i < kPrompts.size(); ++i) alone.push_back(Alone(options, Greedy(kPrompts[i], 12 + 3 * i)));
+
+  auto engine = Engine::Open(options);
+  ASSERT_TRUE(engine.ok());
+  std::vector<Collector> collectors(kPrompts.size());
+  ASSERT_TRUE((*engine)->Submit(Greedy(kPrompts[0], 12), collectors[0].Callback()).ok());
+  collectors[0].WaitTokens(3);  // the others join while the first is decoding
+  for (size_t i = 1; i < kPrompts.size(); ++i) {
+    ASSERT_TRUE((*engine)->Submit(Greedy(kPrompts[i], 12 + 3 * i), collectors[i].Callback()).ok());
+    if (i == 2) collectors[1].WaitTokens(2);
+  }
+  for (size_t i = 0; i < kPrompts.size(); ++i) {
+    collectors[i].Wait();
+    EXPECT_EQ(*collectors[i].finish, FinishReason::kLength);
+    EXPECT_EQ(collectors[i].tokens, alone[i]) << "prompt " << i;
+    EXPECT_EQ(collectors[i].completion_tokens, static_cast<int64_t>(12 + 3 * i));
+    EXPECT_EQ(collectors[i].updates_after_finish, 0);
+  }
+  ExpectNoBlocksReserved(**engine);
+}
+
+TEST(EngineTest, ChunkedPrefillGivesTheTokensOfAWholePrompt) {
+  EngineOptions whole = Tiny();
+  EngineOptions chunked = Tiny();
+  chunked.max_step_tokens = 5;  // the long prompt (~30 tokens) goes in chunks of 5, its first with the BOS
+  EXPECT_EQ(Alone(chunked, Greedy(kPrompts[1], 10)), Alone(whole, Greedy(kPrompts[1], 10)));
+}
+
+TEST(EngineTest, CancellingFreesTheBlocksAtTheNextStep) {
+  auto engine = Engine::Open(Tiny());
+  ASSERT_TRUE(engine.ok());
+  Collector c;
+  auto handle = (*engine)->Submit(Ids(20, 200), c.Callback());
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  c.WaitTokens(2);
+  EXPECT_GT((*engine)->Stats().kv_blocks_reserved, 0);
+  (*handle)->Cancel();
+  c.Wait();
+  EXPECT_EQ(*c.finish, FinishReason::kCancelled);
+  EXPECT_LT(c.tokens.size(), 200u);
+  ExpectNoBlocksReserved(**engine);
+}
+
+TEST(EngineTest, AdmissionWaitsForBlocksAndNeverExceedsTheBudget) {
+  EngineOptions o = Tiny();
+  auto probe = Engine::Open(o);
+  ASSERT_TRUE(probe.ok());
+  const int64_t block_bytes = (*probe)->Stats().kv_bytes_per_block;
+  probe->reset();
+  o.kv_cache_bytes = block_bytes * 5;  // 80 positions: one request of 30 + 40 at a time
+  auto engine = Engine::Open(o);
+  ASSERT_TRUE(engine.ok());
+  std::vector<Collector> collectors(3);
+  for (auto& c : collectors) ASSERT_TRUE((*engine)->Submit(Ids(30, 40), c.Callback()).ok());
+  int64_t max_running = 0;
+  int64_t max_reserved = 0;
+  for (auto& c : collectors) {
+    while (true) {
+      EngineStats s = (*engine)->Stats();
+      max_running = std::max(max_running, s.running);
+      max_reserved = std::max(max_reserved, s.kv_blocks_reserved);
+      std::unique_lock lock(c.mu);
+      if (c.cv.wait_for(lock, std::chrono::milliseconds(2), [&] { return c.finish.has_value(); })) break;
+    }
+    EXPECT_EQ(*c.finish, FinishReason::kLength);
+    EXPECT_EQ(c.tokens.size(), 40u);
+  }
+  EXPECT_EQ(max_running, 1);
+  EXPECT_LE(max_reserved, 5);
+  // A request that could never fit is refused at once instead of waiting forever.
+  Collector never;
+  auto refused = (*engine)->Submit(Ids(30, 60), never.Callback());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("KV cache"));
+}
+
+TEST(EngineTest, APromptOverTheContextIsRefusedNamingIt) {
+  auto engine = Engine::Open(Tiny());
+  ASSERT_TRUE(engine.ok());
+  std::string long_prompt;
+  for (int i = 0; i < 300; ++i) long_prompt += "word ";
+  Collector c;
+  auto r = (*engine)->Submit(Greedy(long_prompt, 4), c.Callback());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), ::testing::HasSubstr("maximum context length is 256"));
+  auto too_many = (*engine)->Submit(Greedy("Hi", 1000), c.Callback());
+  ASSERT_FALSE(too_many.ok());
+  GenerationRequest bad = Greedy("Hi", 4);
+  bad.sampling.top_p = 0;
+  EXPECT_THAT((*engine)->Submit(bad, c.Callback()).status().message(), ::testing::HasSubstr("top_p"));
+}
+
+TEST(EngineTest, WithoutMaxTokensItStopsAtTheContextsEnd) {
+  auto engine = Engine::Open(Tiny());
+  ASSERT_TRUE(engine.ok());
+  GenerationRequest r = Greedy(kPrompts[0], 4);
+  r.max_tokens.reset();
+  Collector c;
+  ASSERT_TRUE((*engine)->Submit(r, c.Callback()).ok());
+  c.Wait();
+  EXPECT_EQ(*c.finish, FinishReason::kLength);
+  EXPECT_EQ(c.prompt_tokens + c.completion_tokens, 256);
+}
+
+TEST(EngineTest, ASeedMakesSamplingReproducible) {
+  const EngineOptions options = Tiny();
+  GenerationRequest r = Greedy(kPrompts[0], 16);
+  r.sampling.temperature = 1.0;
+  r.sampling.top_p = 0.95;
+  r.sampling.seed = 42;
+  auto first = Alone(options, r);
+  EXPECT_EQ(Alone(options, r), first);
+  r.sampling.seed = 43;
+  EXPECT_NE(Alone(options, r), first);
+}
+
+TEST(EngineTest, StopEndsWhatIsLeftWithAnError) {
+  auto engine = Engine::Open(Tiny());
+  ASSERT_TRUE(engine.ok());
+  Collector c;
+  ASSERT_TRUE((*engine)->Submit(Ids(20, 200), c.Callback()).ok());
+  c.WaitTokens(1);
+  (*engine)->Stop(Clock::now());
+  c.Wait();
+  EXPECT_EQ(*c.finish, FinishReason::kError);
+  EXPECT_EQ(c.error.code(), StatusCode::kUnavailable);
+  Collector late;
+  EXPECT_EQ((*engine)->Submit(Greedy("Hi", 2), late.Callback()).status().code(), StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace hone::generate

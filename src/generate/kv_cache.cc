@@ -1,0 +1,102 @@
+#include "generate/kv_cache.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include <fmt/format.h>
+
+namespace hone::generate {
+
+Result<std::unique_ptr<KvCache>> KvCache::Create(const DecoderShape& shape, int64_t block_tokens,
+                                                 int64_t total_blocks) {
+  if (block_tokens <= 0 || total_blocks <= 0 || total_blocks > INT32_MAX)
+    return Status::InvalidArgument(
+        fmt::format("KV cache: {} blocks of {} tokens; both must be positive", total_blocks, block_tokens));
+  std::unique_ptr<KvCache> c(new KvCache());
+  c->shape_ = shape;
+  c->block_tokens_ = block_tokens;
+  c->total_blocks_ = total_blocks;
+  c->floats_per_block_ = shape.FloatsPerToken() * block_tokens;
+  const int64_t floats = c->floats_per_block_ * total_blocks;
+  // Value-initialised: the pages are touched now, so the budget is resident from the start and the first requests
+  // do not pay for page faults.
+  c->pool_.reset(new (std::nothrow) float[static_cast<size_t>(floats)]());
+  if (!c->pool_)
+    return Status::ResourceExhausted(fmt::format("KV cache: cannot allocate {} blocks ({:.1f} MiB)", total_blocks,
+                                                 double(floats) * sizeof(float) / (1 << 20)));
+  c->free_.reserve(total_blocks);
+  for (int64_t b = total_blocks - 1; b >= 0; --b) c->free_.push_back(static_cast<int32_t>(b));
+  return c;
+}
+
+Status KvCache::Reserve(KvSequence* seq, int64_t positions) {
+  if (positions <= seq->reserved) return Status::Ok();
+  const int64_t needed = BlocksFor(positions) - static_cast<int64_t>(seq->blocks.size());
+  if (needed > free_blocks())
+    return Status::ResourceExhausted(
+        fmt::format("KV cache: {} more blocks needed, {} free of {}", needed, free_blocks(), total_blocks_));
+  for (int64_t i = 0; i < needed; ++i) {
+    seq->blocks.push_back(free_.back());
+    free_.pop_back();
+  }
+  seq->reserved = static_cast<int64_t>(seq->blocks.size()) * block_tokens_;
+  return Status::Ok();
+}
+
+void KvCache::Release(KvSequence* seq) {
+  for (auto it = seq->blocks.rbegin(); it != seq->blocks.rend(); ++it) free_.push_back(*it);
+  seq->blocks.clear();
+  seq->length = 0;
+  seq->reserved = 0;
+}
+
+float* KvCache::Run(int32_t block, int cache, int head) const {
+  const int64_t run = block_tokens_ * shape_.head_size;
+  return pool_.get() + block * floats_per_block_ + (int64_t{cache} * shape_.kv_heads + head) * run;
+}
+
+Result<std::vector<Tensor>> KvCache::Gather(std::span<const KvSequence* const> rows, int64_t width) const {
+  const int64_t batch = static_cast<int64_t>(rows.size());
+  const int64_t d = shape_.head_size;
+  std::vector<Tensor> past;
+  past.reserve(shape_.layers * 2);
+  for (int cache = 0; cache < shape_.layers * 2; ++cache) {
+    HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(DataType::kFp32, {batch, shape_.kv_heads, width, d}));
+    float* out = t.mutable_values<float>().data();
+    for (int64_t r = 0; r < batch; ++r) {
+      const KvSequence& seq = *rows[r];
+      for (int h = 0; h < shape_.kv_heads; ++h) {
+        float* dest = out + ((r * shape_.kv_heads + h) * width) * d;
+        for (int64_t pos = 0; pos < seq.length; pos += block_tokens_) {
+          const int64_t n = std::min(block_tokens_, seq.length - pos);
+          std::memcpy(dest + pos * d, Run(seq.blocks[pos / block_tokens_], cache, h), n * d * sizeof(float));
+        }
+      }
+    }
+    past.push_back(std::move(t));
+  }
+  return past;
+}
+
+void KvCache::Append(std::span<const Tensor> present, int64_t row, int64_t from, int64_t count, KvSequence* seq) {
+  const int64_t d = shape_.head_size;
+  for (int cache = 0; cache < shape_.layers * 2; ++cache) {
+    const Tensor& t = present[cache];
+    const int64_t slots = t.shape()[2];
+    const float* in = t.values<float>().data();
+    for (int h = 0; h < shape_.kv_heads; ++h) {
+      const float* src = in + ((row * shape_.kv_heads + h) * slots + from) * d;
+      for (int64_t i = 0; i < count;) {
+        const int64_t pos = seq->length + i;
+        const int64_t offset = pos % block_tokens_;
+        const int64_t n = std::min(block_tokens_ - offset, count - i);
+        std::memcpy(Run(seq->blocks[pos / block_tokens_], cache, h) + offset * d, src + i * d, n * d * sizeof(float));
+        i += n;
+      }
+    }
+  }
+  seq->length += count;
+}
+
+}  // namespace hone::generate
