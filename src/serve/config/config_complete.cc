@@ -6,6 +6,7 @@
 
 #include "serve/config/config_types.h"
 #include "serve/config/ensemble_config.h"
+#include "serve/config/llm_config.h"
 #include "serve/config/onnx_parameters.h"
 
 namespace hone::serve {
@@ -165,7 +166,7 @@ void ApplyConfigDefaults(const ConfigSource& source, const CompletionOptions& op
     config->mutable_version_policy()->mutable_latest()->set_num_versions(1);
   const std::string intra(kIntraOpThreadCount);
   // ONNX Runtime's threads; a processing stage's parameters are its own.
-  if (config->backend() == "onnxruntime" && config->parameters().count(intra) == 0) {
+  if ((config->backend() == "onnxruntime" || IsLlm(*config)) && config->parameters().count(intra) == 0) {
     int cores = options.cores > 0 ? options.cores : static_cast<int>(std::thread::hardware_concurrency());
     int threads = std::max(1, std::max(cores, 1) / TotalInstanceCount(*config));
     (*config->mutable_parameters())[intra].set_string_value(std::to_string(threads));

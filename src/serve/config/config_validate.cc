@@ -9,6 +9,7 @@
 #include "serve/config/batch_timing.h"
 #include "serve/config/config_types.h"
 #include "serve/config/ensemble_config.h"
+#include "serve/config/llm_config.h"
 #include "serve/config/model_name.h"
 #include "serve/config/onnx_parameters.h"
 
@@ -206,6 +207,7 @@ Status ValidateModelConfig(const inference::ModelConfig& config, const ConfigSou
   if (!config.name().empty() && !src.model_name.empty() && config.name() != src.model_name)
     return Bad(src, "name " + Q(config.name()) + " does not match the model directory " + Q(src.model_name));
   if (IsEnsemble(config)) return PlanEnsemble(config, src).status();
+  if (IsLlm(config)) return LlmParametersFromConfig(config, src).status();
   // A processing stage: no platform and no ONNX Runtime settings; its parameters are the stage's, which the stage
   // itself checks when it loads (it knows its keys).
   const bool stage = process::IsStageKind(config.backend());
@@ -219,7 +221,8 @@ Status ValidateModelConfig(const inference::ModelConfig& config, const ConfigSou
   if (!stage && !config.backend().empty() && config.backend() != kBackend)
     return Status::Unimplemented(src.where + ": hone does not support backend " + Q(config.backend()) +
                                  KnownAs(config.backend()) + " yet: it serves " + std::string(kBackend) +
-                                 " (ONNX models) and its processing stages (" + process::StageKinds() + ")");
+                                 " (ONNX models), " + std::string(kLlmBackend) + " (text generation) and its processing stages (" +
+                                 process::StageKinds() + ")");
   if (config.max_batch_size() < 0)
     return Bad(src, "max_batch_size: expected >= 0, got " + std::to_string(config.max_batch_size()));
   HONE_RETURN_IF_ERROR(CheckIo(config, src));

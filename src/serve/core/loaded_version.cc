@@ -16,6 +16,9 @@
 #include "serve/core/batch_check.h"
 #include "serve/core/classification.h"
 #include "serve/core/ensemble_load.h"
+#include "serve/core/generator_load.h"
+#include "serve/config/llm_config.h"
+#include "serve/core/generative_model.h"
 #include "serve/core/scheduler_config.h"
 
 namespace hone::serve {
@@ -207,6 +210,10 @@ Result<std::shared_ptr<LoadedVersion>> LoadVersion(const LoadVersionRequest& req
   }
   if (IsEnsemble(config)) {
     HONE_RETURN_IF_ERROR(LoadEnsemble(request, *loaded));
+    return loaded;
+  }
+  if (IsLlm(config)) {
+    HONE_RETURN_IF_ERROR(LoadGenerator(request, *loaded));
     return loaded;
   }
   // A processing stage batches by contract (process/stage.h) and runs no ONNX Runtime session.

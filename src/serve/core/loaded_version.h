@@ -19,6 +19,7 @@
 
 namespace hone::serve {
 
+class GenerativeModel;
 class MetricsRegistry;
 
 struct LoadedVersion {
@@ -32,6 +33,8 @@ struct LoadedVersion {
   std::shared_ptr<const std::map<std::string, std::vector<std::string>>> labels;
   // Declared before the scheduler so it outlives it: the scheduler records into it until it has stopped.
   std::unique_ptr<ModelStats> stats;
+  // A text-generation model's engine (backend hone_llm); null for other models.
+  std::shared_ptr<GenerativeModel> generative;
   std::unique_ptr<Scheduler> scheduler;
 
   LoadedVersion() = default;

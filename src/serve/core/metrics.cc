@@ -64,12 +64,85 @@ struct MetricsRegistry::Impl {
       registry, "hone_compute_duration_seconds", "Compute time (input, infer, output) of successful requests");
   Family<Histogram>& batch_size = HistogramFamily(registry, "hone_batch_size", "Rows per model execution");
 
-  std::mutex mu;  // guards models
+  // Text generation.
+  Family<Histogram>& ttft = HistogramFamily(registry, "hone_llm_time_to_first_token_seconds",
+                                            "Time from a generation request's arrival to its first token");
+  Family<Histogram>& itl = HistogramFamily(registry, "hone_llm_inter_token_latency_seconds",
+                                           "Time between consecutive generated tokens of a request");
+  Family<Histogram>& tpot = HistogramFamily(registry, "hone_llm_time_per_output_token_seconds",
+                                            "Per request: (last token - first token) / (tokens - 1)");
+  Family<Histogram>& e2e = HistogramFamily(registry, "hone_llm_e2e_request_latency_seconds",
+                                           "Time from a generation request's arrival to its last token");
+  Family<Histogram>& llm_queue = HistogramFamily(registry, "hone_llm_queue_time_seconds",
+                                                 "Time from arrival to admission into the running batch");
+  Family<Counter>& prompt_tokens = CounterFamily(registry, "hone_llm_prompt_tokens_total", "Prompt tokens processed");
+  Family<Counter>& generation_tokens = CounterFamily(registry, "hone_llm_generation_tokens_total",
+                                                     "Tokens generated");
+  Family<Counter>& finished = CounterFamily(registry, "hone_llm_requests_finished_total",
+                                            "Generation requests finished, by finish reason");
+  Family<Gauge>& running = prometheus::BuildGauge().Name("hone_llm_requests_running")
+                               .Help("Requests in the running batch").Register(registry);
+  Family<Gauge>& waiting = prometheus::BuildGauge().Name("hone_llm_requests_waiting")
+                               .Help("Requests waiting for admission").Register(registry);
+  Family<Gauge>& kv_total = prometheus::BuildGauge().Name("hone_llm_kv_cache_blocks_total")
+                                .Help("KV cache blocks (the budget)").Register(registry);
+  Family<Gauge>& kv_reserved = prometheus::BuildGauge().Name("hone_llm_kv_cache_blocks_reserved")
+                                   .Help("KV cache blocks reserved by running requests").Register(registry);
+  Family<Gauge>& kv_used = prometheus::BuildGauge().Name("hone_llm_kv_cache_blocks_used")
+                               .Help("KV cache blocks holding written positions").Register(registry);
+  Family<Gauge>& kv_bytes = prometheus::BuildGauge().Name("hone_llm_kv_cache_bytes_total")
+                                .Help("Bytes allocated for the KV cache").Register(registry);
+
+  std::mutex mu;  // guards models and llms
   struct Entry {
     int refs = 0;
     std::unique_ptr<ModelMetrics> metrics;
   };
   std::map<std::pair<std::string, int64_t>, Entry> models;
+  struct LlmEntry {
+    int refs = 0;
+    std::unique_ptr<LlmMetrics> metrics;
+  };
+  std::map<std::pair<std::string, int64_t>, LlmEntry> llms;
+
+  std::unique_ptr<LlmMetrics> CreateLlm(const prometheus::Labels& labels) {
+    const auto& b = LlmLatencyBuckets();
+    auto with = [&](std::string reason) {
+      prometheus::Labels l = labels;
+      l["finish_reason"] = std::move(reason);
+      return l;
+    };
+    return std::unique_ptr<LlmMetrics>(new LlmMetrics{
+        ttft.Add(labels, b), itl.Add(labels, b), tpot.Add(labels, b), e2e.Add(labels, b), llm_queue.Add(labels, b),
+        prompt_tokens.Add(labels), generation_tokens.Add(labels), finished.Add(with("stop")),
+        finished.Add(with("length")), finished.Add(with("cancelled")), finished.Add(with("error")),
+        running.Add(labels), waiting.Add(labels), kv_total.Add(labels), kv_reserved.Add(labels),
+        kv_used.Add(labels), kv_bytes.Add(labels)});
+  }
+  void RemoveLlm(LlmMetrics& m) {
+    ttft.Remove(&m.time_to_first_token);
+    itl.Remove(&m.inter_token_latency);
+    tpot.Remove(&m.time_per_output_token);
+    e2e.Remove(&m.e2e_latency);
+    llm_queue.Remove(&m.queue_time);
+    prompt_tokens.Remove(&m.prompt_tokens);
+    generation_tokens.Remove(&m.generation_tokens);
+    for (Counter* c : {&m.finished_stop, &m.finished_length, &m.finished_cancelled, &m.finished_error})
+      finished.Remove(c);
+    running.Remove(&m.running);
+    waiting.Remove(&m.waiting);
+    kv_total.Remove(&m.kv_blocks_total);
+    kv_reserved.Remove(&m.kv_blocks_reserved);
+    kv_used.Remove(&m.kv_blocks_used);
+    kv_bytes.Remove(&m.kv_bytes_total);
+  }
+  void ReleaseLlm(const std::pair<std::string, int64_t>& key) {
+    std::lock_guard lock(mu);
+    auto it = llms.find(key);
+    if (it == llms.end() || --it->second.refs > 0) return;
+    RemoveLlm(*it->second.metrics);
+    llms.erase(it);
+  }
 
   std::unique_ptr<ModelMetrics> Create(const prometheus::Labels& labels, int64_t max_batch_size) {
     const auto& latency = LatencyBuckets();
@@ -122,6 +195,27 @@ std::shared_ptr<ModelMetrics> MetricsRegistry::ForModel(const std::string& name,
   // Each handle has its own control block whose deleter drops one reference; the last removes the series.
   return std::shared_ptr<ModelMetrics>(entry.metrics.get(),
                                        [impl = impl_, key](ModelMetrics*) { impl->Release(key); });
+}
+
+std::shared_ptr<LlmMetrics> MetricsRegistry::ForLlm(const std::string& name, int64_t version) {
+  auto key = std::make_pair(name, version);
+  std::lock_guard lock(impl_->mu);
+  Impl::LlmEntry& entry = impl_->llms[key];
+  if (entry.refs++ == 0) entry.metrics = impl_->CreateLlm({{"model", name}, {"version", std::to_string(version)}});
+  return std::shared_ptr<LlmMetrics>(entry.metrics.get(),
+                                     [impl = impl_, key](LlmMetrics*) { impl->ReleaseLlm(key); });
+}
+
+const std::vector<double>& MetricsRegistry::LlmLatencyBuckets() {
+  static const std::vector<double> buckets = [] {
+    const int r10[] = {100, 125, 160, 200, 250, 315, 400, 500, 630, 800};  // x 10^-2
+    std::vector<double> b;
+    for (int exponent = -5; exponent <= 0; ++exponent)  // 100e-5 s = 1 ms ... 800e0 s
+      for (int m : r10)
+        if (exponent < 0 || m < 125) b.push_back(std::stod(std::to_string(m) + "e" + std::to_string(exponent)));
+    return b;  // ... 100 s
+  }();
+  return buckets;
 }
 
 prometheus::Registry& MetricsRegistry::registry() { return impl_->registry; }

@@ -16,6 +16,19 @@
 //   decade): adjacent bounds differ by at most 28%, so a quantile interpolated inside a bucket is off by less
 //   than that and usually much less.
 //
+// Per text-generation model version (backend hone_llm), the same labels:
+//     hone_llm_time_to_first_token_seconds     arrival to the first generated token
+//     hone_llm_inter_token_latency_seconds     between consecutive generated tokens of a request
+//     hone_llm_time_per_output_token_seconds   (last token - first token) / (tokens - 1), per request
+//     hone_llm_e2e_request_latency_seconds     arrival to the last token
+//     hone_llm_queue_time_seconds              arrival to admission into the running batch
+//     hone_llm_prompt_tokens_total, hone_llm_generation_tokens_total   counters
+//     hone_llm_requests_finished_total{finish_reason="stop|length|cancelled|error"}
+//     hone_llm_requests_running, hone_llm_requests_waiting             gauges
+//     hone_llm_kv_cache_blocks_total, _reserved (held by running requests), _used (holding written positions),
+//     hone_llm_kv_cache_bytes_total                                    gauges
+//   Their latency buckets run from 1 ms to 100 s on the R10 series.
+//
 // Thread safety: every method may be called from any thread; series handles are safe to update concurrently.
 #pragma once
 
@@ -51,6 +64,27 @@ struct ModelMetrics {
   prometheus::Histogram& batch_size;
 };
 
+// The series of one text-generation model version.
+struct LlmMetrics {
+  prometheus::Histogram& time_to_first_token;
+  prometheus::Histogram& inter_token_latency;
+  prometheus::Histogram& time_per_output_token;
+  prometheus::Histogram& e2e_latency;
+  prometheus::Histogram& queue_time;
+  prometheus::Counter& prompt_tokens;
+  prometheus::Counter& generation_tokens;
+  prometheus::Counter& finished_stop;
+  prometheus::Counter& finished_length;
+  prometheus::Counter& finished_cancelled;
+  prometheus::Counter& finished_error;
+  prometheus::Gauge& running;
+  prometheus::Gauge& waiting;
+  prometheus::Gauge& kv_blocks_total;
+  prometheus::Gauge& kv_blocks_reserved;
+  prometheus::Gauge& kv_blocks_used;
+  prometheus::Gauge& kv_bytes_total;
+};
+
 class MetricsRegistry {
  public:
   MetricsRegistry();
@@ -64,6 +98,9 @@ class MetricsRegistry {
   // `max_batch_size` sets hone_batch_size's buckets when the series are created.
   std::shared_ptr<ModelMetrics> ForModel(const std::string& name, int64_t version, int64_t max_batch_size);
 
+  // The text-generation series of {name, version}; removed when the last handle goes, as ForModel's.
+  std::shared_ptr<LlmMetrics> ForLlm(const std::string& name, int64_t version);
+
   // The registry, for server-wide series other parts add.
   prometheus::Registry& registry();
 
@@ -75,6 +112,8 @@ class MetricsRegistry {
   // hone_batch_size's bucket upper bounds for a model: 1 to 8 one by one, then powers of two, then
   // max_batch_size itself.
   static std::vector<double> BatchSizeBuckets(int64_t max_batch_size);
+  // The LLM latency histograms' bounds in seconds (1 ms to 100 s, ascending).
+  static const std::vector<double>& LlmLatencyBuckets();
 
  private:
   struct Impl;

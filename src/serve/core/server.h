@@ -24,6 +24,8 @@
 
 namespace hone::serve {
 
+class GenerativeModel;  // generative_model.h
+
 enum class ModelControlMode { kNone, kExplicit, kPoll };
 
 struct ServerOptions {
@@ -105,6 +107,13 @@ class Server {
   // statistics' fail count and nv_inference_request_failure), so that monitoring sees what the client saw. An
   // unknown model or version is ignored (it may have been unloaded since).
   virtual void RecordUndelivered(const std::string& name, int64_t version) = 0;
+
+  // A text-generation model (backend hone_llm) for the OpenAI endpoints and the generate extension. version 0:
+  // the highest ready. NotFound for an unknown model or version; InvalidArgument for a model that does not
+  // generate text.
+  virtual Result<std::shared_ptr<GenerativeModel>> Generative(const std::string& name, int64_t version) const = 0;
+  // Every ready text-generation model version (the highest version of each model), by name.
+  virtual std::vector<std::shared_ptr<GenerativeModel>> GenerativeModels() const = 0;
 
   // Prometheus text exposition format (version 0.0.4).
   virtual std::string MetricsText() const = 0;

@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "base/version.h"
+#include "serve/core/generative_model.h"
 #include "serve/config/config_types.h"
 #include "serve/config/model_name.h"
 #include "serve/config/repository_check.h"
@@ -168,6 +169,24 @@ class ServerImpl final : public Server {
   void RecordUndelivered(const std::string& name, int64_t version) override {
     for (const auto& loaded : manager_.Loaded(name))
       if (loaded->version == version) loaded->stats->RecordFailure(0);
+  }
+
+  Result<std::shared_ptr<GenerativeModel>> Generative(const std::string& name, int64_t version) const override {
+    HONE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedVersion> loaded, manager_.Find(name, version));
+    if (!loaded->generative)
+      return Status::InvalidArgument(fmt::format("model '{}' does not generate text (its backend is '{}'; text "
+                                                 "generation needs backend 'hone_llm')",
+                                                 name, loaded->config.backend()));
+    return loaded->generative;
+  }
+
+  std::vector<std::shared_ptr<GenerativeModel>> GenerativeModels() const override {
+    std::vector<std::shared_ptr<GenerativeModel>> out;
+    for (const RepositoryEntry& entry : manager_.Index(/*ready_only=*/true)) {
+      Result<std::shared_ptr<LoadedVersion>> loaded = manager_.Find(entry.name, 0);
+      if (loaded.ok() && (*loaded)->generative) out.push_back((*loaded)->generative);
+    }
+    return out;
   }
 
   std::string MetricsText() const override { return metrics_->Text(); }

@@ -136,6 +136,10 @@ class FakeServer final : public Server {
     full_ = full;
   }
 
+  Result<std::shared_ptr<GenerativeModel>> Generative(const std::string& name, int64_t) const override {
+    return Status::NotFound("unknown model '" + name + "'");
+  }
+  std::vector<std::shared_ptr<GenerativeModel>> GenerativeModels() const override { return {}; }
   std::string MetricsText() const override { return ""; }
   void Shutdown(std::chrono::steady_clock::time_point) override { ready = false; }
 

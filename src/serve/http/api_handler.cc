@@ -1,5 +1,7 @@
 #include "serve/http/api_handler.h"
 
+#include "serve/http/generate_handler.h"
+
 #include <simdjson.h>
 
 #include "serve/config/config_json.h"
@@ -66,7 +68,10 @@ ApiHandler::ApiHandler(Server& server, ApiOptions options, std::function<void(st
     : server_(server),
       options_(options),
       run_blocking_(std::move(run_blocking)),
-      caller_runs_(options.caller_runs) {}
+      caller_runs_(options.caller_runs),
+      generate_(std::make_unique<GenerateHandler>(server)) {}
+
+ApiHandler::~ApiHandler() = default;
 
 bool ApiHandler::Track(ReplyCallback& reply) {
   {
@@ -107,6 +112,15 @@ void ApiHandler::Handle(ApiRequest request, ReplyCallback reply) {
     case Endpoint::kInfer: HandleInfer(route, std::move(request), std::move(reply)); return;
     case Endpoint::kRepositoryLoad:
     case Endpoint::kRepositoryUnload: HandleRepositoryControl(route, request, std::move(reply)); return;
+    case Endpoint::kGenerate:
+    case Endpoint::kGenerateStream:
+    case Endpoint::kOpenAiCompletions:
+    case Endpoint::kOpenAiChatCompletions: {
+      ReplyCallback done = std::move(reply);
+      if (!Track(done)) return done(HttpReply::Error(503, "the server is shutting down"));
+      generate_->Handle(route, request, std::move(done));
+      return;
+    }
     default: reply(HandleSync(route, request)); return;
   }
 }
@@ -145,6 +159,7 @@ HttpReply ApiHandler::HandleSync(const Route& route, const ApiRequest& request) 
       if (!ready_only.ok()) return HttpReply::FromStatus(ready_only.status());
       return HttpReply::Json(200, RepositoryIndexJson(server_.RepositoryIndex(*ready_only)));
     }
+    case Endpoint::kOpenAiModels: return generate_->Models();
     case Endpoint::kMetrics: {
       HttpReply r;
       r.content_type = std::string(kMetricsContentType);

@@ -47,10 +47,13 @@ struct ApiRequest {
 
 using ReplyCallback = std::function<void(HttpReply)>;
 
+class GenerateHandler;  // generate_handler.h
+
 class ApiHandler {
  public:
   // `server` outlives the handler. `run_blocking` runs a task on a thread that may block (for load/unload).
   ApiHandler(Server& server, ApiOptions options, std::function<void(std::function<void()>)> run_blocking);
+  ~ApiHandler();
 
   // Calls `reply` exactly once, on this thread or another (see the header comment).
   void Handle(ApiRequest request, ReplyCallback reply);
@@ -73,6 +76,7 @@ class ApiHandler {
   std::function<void(std::function<void()>)> run_blocking_;
 
   CallerRunSlots caller_runs_;  // options_.caller_runs of them
+  std::unique_ptr<GenerateHandler> generate_;  // the OpenAI endpoints and the generate extension
 
   std::mutex mu_;
   std::condition_variable idle_;

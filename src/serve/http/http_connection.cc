@@ -31,6 +31,16 @@ Method MethodOf(bhttp::verb verb) {
 
 }  // namespace
 
+struct HttpConnection::Streaming {
+  std::shared_ptr<ReplyStream> stream;
+  bhttp::response<bhttp::empty_body> header;
+  std::optional<bhttp::response_serializer<bhttp::empty_body>> serializer;
+  std::string chunk;     // being written
+  bool writing = false;  // a write (header, chunk or last chunk) is in flight
+  bool ended = false;    // the last chunk was written or the stream failed
+  bool close_after = false;
+};
+
 HttpConnection::HttpConnection(asio::ip::tcp::socket socket, ApiHandler& handler, ConnectionLimits limits)
     : stream_(std::move(socket)), handler_(handler), limits_(limits) {}
 
@@ -41,7 +51,7 @@ void HttpConnection::Start() {
 void HttpConnection::Close() {
   asio::post(stream_.get_executor(), [self = shared_from_this()] {
     // A reply being written (or awaited) finishes first; an idle connection closes now.
-    if (self->response_ || self->awaiting_reply_) {
+    if (self->response_ || self->awaiting_reply_ || self->streaming_) {
       self->close_after_reply_ = true;
     } else {
       self->Shutdown();
@@ -138,6 +148,7 @@ void HttpConnection::Send(HttpReply reply, bool close_after) {
     return;
   }
   close_after = close_after || close_after_reply_;
+  if (reply.stream) return SendStream(std::move(reply), close_after);
   const int status = reply.status;
   auto res = std::make_shared<bhttp::response<ReplyBody>>(static_cast<bhttp::status>(status), 11, std::move(reply));
   const HttpReply& body = res->body();
@@ -150,6 +161,67 @@ void HttpConnection::Send(HttpReply reply, bool close_after) {
   bhttp::async_write(stream_, *res, [self = shared_from_this(), close_after](beast::error_code ec, size_t) {
     self->OnWrite(ec, close_after);
   });
+}
+
+void HttpConnection::SendStream(HttpReply reply, bool close_after) {
+  auto st = std::make_shared<Streaming>();
+  st->stream = std::move(reply.stream);
+  st->close_after = close_after;
+  st->header.result(static_cast<bhttp::status>(reply.status));
+  st->header.version(11);
+  if (!reply.content_type.empty()) st->header.set(bhttp::field::content_type, reply.content_type);
+  for (const auto& [name, value] : reply.headers) st->header.set(name, value);
+  st->header.keep_alive(!close_after);
+  st->header.chunked(true);
+  st->serializer.emplace(st->header);
+  streaming_ = st;
+  st->writing = true;
+  stream_.expires_after(limits_.request_timeout);
+  bhttp::async_write_header(stream_, *st->serializer, [self = shared_from_this()](beast::error_code ec, size_t) {
+    self->streaming_->writing = false;
+    if (ec) return self->EndStream(ec);
+    // From now on the producer wakes the strand whenever it writes (Attach runs it at once if something waits).
+    // The wake holds the connection: between chunks no read or write is pending to keep it alive. EndStream and
+    // Shutdown detach it, which breaks the cycle; the producer always ends its stream (Close).
+    self->streaming_->stream->Attach([self] {
+      asio::post(self->stream_.get_executor(), [self] { self->PumpStream(); });
+    });
+    self->PumpStream();
+  });
+}
+
+void HttpConnection::PumpStream() {
+  if (!streaming_ || streaming_->writing || streaming_->ended) return;
+  Streaming& st = *streaming_;
+  st.chunk.clear();
+  bool closed = false;
+  if (!st.stream->Take(&st.chunk, &closed)) return;
+
+  st.writing = true;
+  stream_.expires_after(limits_.request_timeout);
+  auto done = [self = shared_from_this(), closed](beast::error_code ec, size_t) {
+    self->streaming_->writing = false;
+    if (ec) return self->EndStream(ec);
+    if (closed && self->streaming_->chunk.empty()) return self->EndStream({});
+    self->PumpStream();
+  };
+  if (!st.chunk.empty()) {
+    asio::async_write(stream_, bhttp::make_chunk(asio::buffer(st.chunk)), std::move(done));
+  } else {
+    asio::async_write(stream_, bhttp::make_chunk_last(), std::move(done));
+  }
+}
+
+void HttpConnection::EndStream(beast::error_code ec) {
+  std::shared_ptr<Streaming> st = std::move(streaming_);
+  st->ended = true;
+  st->stream->Attach(nullptr);
+  if (ec) {
+    st->stream->Abandon();  // the client is gone: the producer stops (a generation is cancelled)
+    return Shutdown();
+  }
+  if (st->close_after || close_after_reply_) return Shutdown();
+  ReadHeader();
 }
 
 void HttpConnection::OnWrite(beast::error_code ec, bool close_after) {
@@ -182,6 +254,10 @@ void HttpConnection::DrainSome() {
 void HttpConnection::Shutdown() {
   if (closed_) return;
   closed_ = true;
+  if (streaming_) {
+    streaming_->stream->Attach(nullptr);
+    streaming_->stream->Abandon();
+  }
   beast::error_code ignored;
   stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
   stream_.close();

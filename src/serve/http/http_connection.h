@@ -28,6 +28,7 @@
 #include "client/beast_body.h"
 #include "serve/http/api_handler.h"
 #include "serve/http/http_reply.h"
+#include "serve/http/reply_stream.h"
 
 namespace hone::serve::http {
 
@@ -58,6 +59,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // Writes a reply to a request that could not be parsed, then closes.
   void Fail(int status, std::string_view message);
   void Send(HttpReply reply, bool close_after);
+  // A streamed reply (HttpReply::stream): the header now, then each piece as a chunk (PumpStream).
+  void SendStream(HttpReply reply, bool close_after);
+  void PumpStream();
+  void EndStream(boost::beast::error_code ec);
   void OnWrite(boost::beast::error_code ec, bool close_after);
   void Linger();
   void DrainSome();
@@ -69,6 +74,9 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   const ConnectionLimits limits_;
   std::optional<boost::beast::http::request_parser<client::RequestBody>> parser_;
   std::shared_ptr<boost::beast::http::response<ReplyBody>> response_;  // the one being written
+  // A streamed reply in progress: its stream, the header's serializer, the chunk being written.
+  struct Streaming;
+  std::shared_ptr<Streaming> streaming_;
   // Strand only.
   bool awaiting_reply_ = false;     // a request was handed to the ApiHandler and its reply has not come back
   bool close_after_reply_ = false;  // Close() was called while a reply was owed

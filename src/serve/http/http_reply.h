@@ -16,6 +16,8 @@
 
 namespace hone::serve::http {
 
+class ReplyStream;
+
 struct HttpReply {
   int status = 200;
   std::string content_type;  // empty: no Content-Type header (an empty body)
@@ -26,6 +28,9 @@ struct HttpReply {
   // Called (on the connection's thread) when this reply could not be written: the connection failed or was
   // already closed. An inference reply counts and logs itself as a failure there; others need nothing.
   std::function<void(std::string_view why)> on_send_failure;
+  // When set, the body is streamed: the status and headers go out at once with chunked transfer encoding, then
+  // whatever is written to the stream (reply_stream.h); `body` and `tail` are ignored.
+  std::shared_ptr<ReplyStream> stream;
 
   static HttpReply Json(int status, std::string body);
   // {"error": message} with `status`.

@@ -96,6 +96,8 @@ Route MatchModel(Method method, const std::vector<std::string_view>& s) {
     else if (action == "config") r = Found(Endpoint::kModelConfig, method, Method::kGet);
     else if (action == "stats") r = Found(Endpoint::kModelStats, method, Method::kGet);
     else if (action == "infer") r = Found(Endpoint::kInfer, method, Method::kPost);
+    else if (action == "generate") r = Found(Endpoint::kGenerate, method, Method::kPost);
+    else if (action == "generate_stream") r = Found(Endpoint::kGenerateStream, method, Method::kPost);
     else return Error(404, "");
   } else {
     return Error(404, "");
@@ -131,6 +133,12 @@ Route MatchRoute(Method method, std::string_view target) {
 
   if (s.size() == 1 && s[0] == "metrics") {
     r = Found(Endpoint::kMetrics, method, Method::kGet);
+  } else if (s.size() == 2 && s[0] == "v1" && s[1] == "models") {
+    r = Found(Endpoint::kOpenAiModels, method, Method::kGet);
+  } else if (s.size() == 2 && s[0] == "v1" && s[1] == "completions") {
+    r = Found(Endpoint::kOpenAiCompletions, method, Method::kPost);
+  } else if (s.size() == 3 && s[0] == "v1" && s[1] == "chat" && s[2] == "completions") {
+    r = Found(Endpoint::kOpenAiChatCompletions, method, Method::kPost);
   } else if (!s.empty() && s[0] == "v2") {
     if (s.size() == 1 || (s.size() == 2 && s[1].empty())) {
       r = Found(Endpoint::kServerMetadata, method, Method::kGet);

@@ -2,7 +2,8 @@
 //
 //   GET  /v2/health/live | /v2/health/ready | /v2 | /metrics | /v2/models/stats
 //   GET  /v2/models/{m}[/versions/{v}][/ready | /config | /stats]
-//   POST /v2/models/{m}[/versions/{v}]/infer
+//   POST /v2/models/{m}[/versions/{v}]/infer | /generate | /generate_stream   (generate: KServe's extension)
+//   GET  /v1/models;  POST /v1/completions | /v1/chat/completions               (OpenAI's API)
 //   POST /v2/repository/index | /v2/repository/models/{m}/load | /v2/repository/models/{m}/unload
 //
 // Model names and versions are percent-decoded, then validated with the repository's own rules (a name must be a
@@ -34,6 +35,11 @@ enum class Endpoint {
   kRepositoryLoad,
   kRepositoryUnload,
   kMetrics,
+  kGenerate,
+  kGenerateStream,
+  kOpenAiModels,
+  kOpenAiCompletions,
+  kOpenAiChatCompletions,
 };
 
 struct Route {

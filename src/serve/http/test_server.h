@@ -137,6 +137,10 @@ class TestServer : public Server {
     return undelivered;
   }
 
+  Result<std::shared_ptr<GenerativeModel>> Generative(const std::string& name, int64_t) const override {
+    return Status::NotFound("unknown model '" + name + "'");
+  }
+  std::vector<std::shared_ptr<GenerativeModel>> GenerativeModels() const override { return {}; }
   std::string MetricsText() const override { return "# TYPE nv_inference_count counter\nnv_inference_count 12\n"; }
   void Shutdown(std::chrono::steady_clock::time_point) override {}
 
