@@ -9,6 +9,8 @@
 #include "base/progress.h"
 #include "bench/bench_runner.h"
 #include "bench/interrupt.h"
+#include "bench/llm_bench.h"
+#include "bench/remote_client.h"
 #include "bench/remote_runner.h"
 #include "bench/report.h"
 #include "cli/common_flags.h"
@@ -33,7 +35,44 @@ struct BenchFlags {
   std::string repository;        // with --model-repository
   std::string protocol = "http";
   std::string tensors = "binary";
+  // --protocol openai: an LLM server through streamed completions (bench/llm_bench.h)
+  bench::LlmBenchSettings llm;
+  std::string api = "completions";
+  std::string slo;
 };
+
+// "ttft<=500ms,tpot<=50ms" (units ms or s; ms when none).
+Status ParseLlmSlo(const std::string& text, bench::LlmBenchSettings& s) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? text.size() : comma + 1;
+    const size_t op = item.find("<=");
+    if (op == std::string::npos)
+      return Status::InvalidArgument("--slo '" + item + "': expected ttft<=VALUE or tpot<=VALUE (ms or s)");
+    const std::string name = item.substr(0, op);
+    std::string value = item.substr(op + 2);
+    double scale = 1;
+    if (value.ends_with("ms")) {
+      value.resize(value.size() - 2);
+    } else if (value.ends_with("s")) {
+      value.resize(value.size() - 1);
+      scale = 1000;
+    }
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size() || !(v > 0))
+      return Status::InvalidArgument("--slo '" + item + "': the bound must be a positive number of ms or s");
+    if (name == "ttft")
+      s.slo_ttft_ms = v * scale;
+    else if (name == "tpot")
+      s.slo_tpot_ms = v * scale;
+    else
+      return Status::InvalidArgument("--slo '" + item + "': the LLM bounds are ttft and tpot");
+  }
+  return Status::Ok();
+}
 
 // Which load mode the flags ask for: --rate is open loop, --concurrency closed loop, --batch alone offline.
 Status ResolveMode(CLI::App& sub, BenchFlags& f) {
@@ -56,8 +95,8 @@ Status ResolveMode(CLI::App& sub, BenchFlags& f) {
     f.remote.protocol = bench::RemoteProtocol::kHttp;
   } else if (f.protocol == "grpc") {
     f.remote.protocol = bench::RemoteProtocol::kGrpc;
-  } else {
-    return Status::InvalidArgument("--protocol '" + f.protocol + "': expected http or grpc");
+  } else if (f.protocol != "openai") {
+    return Status::InvalidArgument("--protocol '" + f.protocol + "': expected http, grpc or openai");
   }
   if (f.tensors != "binary" && f.tensors != "json")
     return Status::InvalidArgument("--tensors '" + f.tensors + "': expected binary or json");
@@ -94,7 +133,23 @@ void AddFlags(CLI::App& sub, BenchFlags& f) {
                  "the .onnx file; with --url or --model-repository, the model's name")
       ->required();
   sub.add_option("--url", f.remote.url, "measure a running KServe v2 server at HOST:PORT instead of in process");
-  sub.add_option("--protocol", f.protocol, "with --url: http | grpc")->capture_default_str();
+  sub.add_option("--protocol", f.protocol,
+                 "with --url: http | grpc (KServe v2) | openai (an LLM server: streamed completions, TTFT/ITL/TPOT)")
+      ->capture_default_str();
+  sub.add_option("--api", f.api, "with --protocol openai: completions | chat")->capture_default_str();
+  sub.add_option("--input-tokens", f.llm.input_tokens, "with --protocol openai: synthetic prompts' length in tokens")
+      ->capture_default_str();
+  sub.add_option("--output-tokens", f.llm.output_tokens,
+                 "with --protocol openai: tokens each request generates (max_tokens, with ignore_eos)")
+      ->capture_default_str();
+  sub.add_option("--tokenizer", f.llm.tokenizer_path,
+                 "with --protocol openai: the model's tokenizer.json, for synthetic prompts of exact length");
+  sub.add_option("--prompts", f.llm.prompts_path,
+                 "with --protocol openai: prompts to send in turn (.txt one a line, .jsonl one JSON string a line)");
+  sub.add_option("--requests", f.llm.requests,
+                 "with --protocol openai: measured requests per point (0: max(16, 4 x concurrency))")
+      ->capture_default_str();
+  sub.add_option("--slo", f.slo, "with --protocol openai: goodput bounds, e.g. ttft<=500ms,tpot<=50ms");
   sub.add_option("--tensors", f.tensors, "with --url over HTTP: binary (the binary data extension) | json")
       ->capture_default_str();
   sub.add_option("--model-repository", f.repository,
@@ -142,11 +197,64 @@ void AddFlags(CLI::App& sub, BenchFlags& f) {
   sub.add_flag("--quiet", f.quiet, "no progress on standard error (Ctrl-C still reports the points that finished)");
 }
 
+// --protocol openai: the LLM benchmark.
+int RunLlm(CLI::App& sub, BenchFlags& f) {
+  auto fail = [](const Status& s) {
+    std::cerr << "hone bench: " << s.message() << "\n";
+    return kExitUsage;
+  };
+  bench::LlmBenchSettings& s = f.llm;
+  if (f.remote.url.empty()) return fail(Status::InvalidArgument("--protocol openai needs --url HOST:PORT"));
+  for (const char* flag : {"--batch", "--data", "--tensors", "--model-repository", "--model-version", "--csv"})
+    if (sub.count(flag)) return fail(Status::InvalidArgument(std::string(flag) + " does not apply to --protocol openai"));
+  if (f.api != "completions" && f.api != "chat")
+    return fail(Status::InvalidArgument("--api '" + f.api + "': expected completions or chat"));
+  if (Status st = bench::ParseUrl(f.remote.url, &s.host, &s.port); !st.ok()) return fail(st);
+  s.model = f.settings.model_path;
+  s.chat = f.api == "chat";
+  if (sub.count("--concurrency")) s.concurrency = f.settings.concurrency;
+  s.rates = f.settings.rates;
+  if (sub.count("--concurrency") && sub.count("--rate"))
+    return fail(Status::InvalidArgument("give --rate (open loop) or --concurrency (closed loop), not both"));
+  if (s.concurrency.empty() && s.rates.empty()) s.concurrency = {1};
+  s.arrival = f.arrival == "constant" ? bench::ArrivalProcess::kConstant : bench::ArrivalProcess::kPoisson;
+  s.seed = f.settings.arrival_seed;
+  if (sub.count("--warmup-requests")) s.warmup_requests = f.settings.run.warmup_requests;
+  s.tolerance = f.tolerance_percent / 100.0;
+  if (Status st = ParseLlmSlo(f.slo, s); !st.ok()) return fail(st);
+  if (Status st = RouteReports({{"--json", f.json_path}}, {s.tokenizer_path, s.prompts_path}); !st.ok()) return fail(st);
+  std::unique_ptr<Progress> progress = f.quiet ? nullptr : Progress::ForStderr("point");
+  bench::InterruptScope interrupt;
+  auto report = bench::RunLlmBench(s, interrupt.flag(), [&progress](const std::string& what) {
+    if (progress) progress->Update(what);
+  });
+  if (progress) progress->Finish();
+  if (!report.ok()) return fail(report.status());
+  std::cout << bench::LlmReportToText(*report);
+  int code = kExitOk;
+  int64_t errors = 0;
+  for (const auto& p : report->points) errors += p.errors;
+  if (errors > 0) {
+    std::cerr << "hone bench: some requests failed; see the report above\n";
+    code = kExitCheckFailed;
+  }
+  if (!f.json_path.empty()) {
+    nlohmann::json model = {{"name", s.model}, {"url", f.remote.url}, {"protocol", "openai"}};
+    if (Status st = WriteJsonReport(f.json_path, "bench", model, bench::LlmReportToJson(*report)); !st.ok())
+      code = fail(st);
+  }
+  if (report->interrupted && code != kExitUsage) code = bench::kExitInterrupted;
+  return code;
+}
+
 int Run(CLI::App& sub, BenchFlags& f) {
   auto fail = [](const Status& s) {
     std::cerr << "hone bench: " << s.message() << "\n";
     return kExitUsage;
   };
+  if (f.protocol == "openai") return RunLlm(sub, f);
+  for (const char* flag : {"--api", "--input-tokens", "--output-tokens", "--tokenizer", "--prompts", "--requests", "--slo"})
+    if (sub.count(flag)) return fail(Status::InvalidArgument(std::string(flag) + " needs --protocol openai"));
   if (Status s = ResolveMode(sub, f); !s.ok()) return fail(s);
   if (Status s = ApplyInputFlags(f.inputs, f.settings.inputs); !s.ok()) return fail(s);
   if (Status s = ApplyRuntimeFlags(f.runtime, f.settings.runtime); !s.ok()) return fail(s);
@@ -216,7 +324,9 @@ Command AddBenchCommand(CLI::App& app) {
                  "  hone bench models/fashion_mnist/model.onnx --rate 500,1000\n"
                  "  hone bench models/fashion_mnist/model.onnx --batch 1,32 --intra-op-threads 1,2\n"
                  "  hone bench fashion_mnist --url 127.0.0.1:8000 --concurrency 1,8 --csv pa.csv\n"
-                 "  hone bench minilm --model-repository examples/text-embedding --data texts.txt --concurrency 1,16");
+                 "  hone bench minilm --model-repository examples/text-embedding --data texts.txt --concurrency 1,16\n"
+                 "  hone bench smollm2 --url 127.0.0.1:8000 --protocol openai --concurrency 1,4 --input-tokens 128 "
+                 "--output-tokens 64");
   AddFlags(*sub, *flags);
   return [sub, flags] { return Run(*sub, *flags); };
 }
