@@ -118,6 +118,7 @@ Result<std::unique_ptr<Decoder>> Decoder::Open(const std::string& model_path,
 
   shape.context_length = ParseInt(m.FindCustom("hone.context_length")).value_or(2048);
   shape.bos_token_id = ParseInt(m.FindCustom("hone.bos_token_id"));
+  if (const std::string* add = m.FindCustom("hone.add_bos_token")) shape.add_bos_token = *add == "true" || *add == "1";
   if (auto eos = ParseInt(m.FindCustom("hone.eos_token_id"))) shape.eos_token_ids.push_back(*eos);
   if (const std::string* t = m.FindCustom("hone.chat_template")) shape.chat_template = *t;
   d->session_ = std::move(session);

@@ -11,7 +11,8 @@
 // their past with masked slots: that is how sequences of different lengths share one step.
 //
 // Open checks the graph against this layout and reads the model's limits from its metadata_props (written by
-// models/smollm2/build_decoder.py): hone.context_length, hone.bos_token_id, hone.eos_token_id, hone.chat_template.
+// models/smollm2/build_decoder.py): hone.context_length, hone.bos_token_id, hone.add_bos_token, hone.eos_token_id,
+// hone.chat_template.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,8 @@ struct DecoderShape {
   int64_t vocab = 0;
   int64_t context_length = 0;  // positions the model was trained for (hone.context_length; 2048 when absent)
   std::optional<int64_t> bos_token_id;
+  bool add_bos_token = false;  // prompts start with the BOS token (hone.add_bos_token "true"; llama.cpp's
+                               // tokenizer.ggml.add_bos_token): Llama 2/3 want it, SmolLM2 does not
   std::vector<int64_t> eos_token_ids;  // generation stops at any of them
   std::string chat_template;          // jinja text from the model, or ""
   bool has_logits_to_keep = false;

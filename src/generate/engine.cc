@@ -90,7 +90,8 @@ Result<std::shared_ptr<Generation>> Engine::Submit(GenerationRequest request, Up
                                                    shape().vocab));
   }
   const auto& bos = shape().bos_token_id;
-  if (request.add_bos && bos && (ids.empty() || ids.front() != *bos)) ids.insert(ids.begin(), *bos);
+  if (request.add_bos && shape().add_bos_token && bos && (ids.empty() || ids.front() != *bos))
+    ids.insert(ids.begin(), *bos);
   if (ids.empty()) return Status::InvalidArgument("the prompt is empty");
   const int64_t prompt = static_cast<int64_t>(ids.size());
   if (request.max_tokens && *request.max_tokens < 1)
@@ -194,6 +195,7 @@ void Engine::Impl::Loop() {
         waiting_now.swap(waiting);
       }
       Admit(waiting_now);
+      PublishStats();
       std::lock_guard lock(mu);
       while (!waiting_now.empty()) {  // still waiting, ahead of anything that arrived meanwhile
         waiting.push_front(std::move(waiting_now.back()));

@@ -64,7 +64,8 @@ std::string_view FinishReasonName(FinishReason reason);  // "stop", "length", "c
 struct GenerationRequest {
   std::string prompt;               // the text (chat requests: rendered with the chat template first)
   std::vector<int64_t> prompt_ids;  // used instead of `prompt` when not empty
-  bool add_bos = true;              // prepend the model's BOS token when it has one and the prompt lacks it
+  bool add_bos = true;              // prepend the BOS token when the model asks for it (add_bos_token) and the
+                                    // prompt lacks it
   std::optional<int64_t> max_tokens;  // nullopt: up to the end of the context
   SamplingParams sampling;
   std::vector<std::string> stop;    // stop sequences (text)

@@ -143,7 +143,7 @@ TEST(EngineTest, RequestsJoiningMidFlightGetTheTokensTheyGetAlone) {
 TEST(EngineTest, ChunkedPrefillGivesTheTokensOfAWholePrompt) {
   EngineOptions whole = Tiny();
   EngineOptions chunked = Tiny();
-  chunked.max_step_tokens = 5;  // the long prompt (~30 tokens) goes in chunks of 5, its first with the BOS
+  chunked.max_step_tokens = 5;  // the long prompt (~30 tokens) goes in chunks of 5
   EXPECT_EQ(Alone(chunked, Greedy(kPrompts[1], 10)), Alone(whole, Greedy(kPrompts[1], 10)));
 }
 

@@ -33,9 +33,11 @@ class GenerativeModel {
   // Stops the engine (see Engine::Stop).
   void Stop(generate::Clock::time_point deadline);
 
- private:
+  // Sets the running/waiting/KV-cache gauges from the engine's stats now (the server calls it before every scrape;
+  // they are also set as requests arrive and finish).
   void RefreshGauges() const;
 
+ private:
   std::string name_;
   int64_t version_;
   int64_t created_;

@@ -189,7 +189,10 @@ class ServerImpl final : public Server {
     return out;
   }
 
-  std::string MetricsText() const override { return metrics_->Text(); }
+  std::string MetricsText() const override {
+    for (const auto& model : GenerativeModels()) model->RefreshGauges();
+    return metrics_->Text();
+  }
 
   void Shutdown(std::chrono::steady_clock::time_point deadline) override {
     if (shutting_down_.exchange(true)) return;
