@@ -124,6 +124,7 @@ Result<std::shared_ptr<Generation>> Engine::Submit(GenerationRequest request, Up
     if (im.stopping) return Status::Unavailable("the model is unloading");
     if (static_cast<int64_t>(im.waiting.size()) >= im.options.max_waiting)
       return Status::Unavailable(fmt::format("{} requests are already waiting (max_waiting)", im.waiting.size()));
+    seq->id = im.next_sequence_id++;
     im.waiting.push_back(std::move(seq));
   }
   im.wake.notify_one();

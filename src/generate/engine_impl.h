@@ -15,6 +15,7 @@
 namespace hone::generate {
 
 struct Sequence {
+  uint64_t id = 0;  // unique per engine: tells a batch that kept its rows from one that changed
   std::shared_ptr<Generation> handle;
   UpdateCallback on_update;
   std::vector<int64_t> prompt;
@@ -50,6 +51,17 @@ struct Engine::Impl {
   EngineStats stats;                              // guarded by mu: published after each step
 
   std::list<std::unique_ptr<Sequence>> running;  // engine thread only, in admission order
+  uint64_t next_sequence_id = 1;                 // guarded by mu
+
+  // The last decode step's batch, kept so that the next step over the same rows takes its present tensors as its
+  // past as they are (no gather from the blocks): rows that ended before the longest keep their padding slots,
+  // masked. Any change of rows (one joins, one ends) gathers afresh, compacting. Engine thread only.
+  struct DecodeBatch {
+    std::vector<uint64_t> ids;
+    std::vector<Tensor> present;          // [rows, kv_heads, width + 1, head_size] each
+    std::vector<int64_t> attention_mask;  // rows x (width + 1): which of present's slots are real
+    int64_t width = 0;                    // the past those were made with
+  } last_decode;
   std::thread thread;
 
   void Loop();

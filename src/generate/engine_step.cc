@@ -39,31 +39,58 @@ void Engine::Impl::Step() {
 
 Status Engine::Impl::DecodeStep(std::vector<Sequence*>& rows) {
   const int64_t batch = static_cast<int64_t>(rows.size());
-  int64_t width = 0;
-  for (Sequence* s : rows) width = std::max(width, s->kv.length);
+  std::vector<uint64_t> ids;
+  for (Sequence* s : rows) ids.push_back(s->id);
   DecoderStep step;
   step.batch = batch;
   step.sequence = 1;
-  step.past = width;
   step.logits_to_keep = 1;
-  step.attention_mask.assign(static_cast<size_t>(batch * (width + 1)), 0);
-  std::vector<const KvSequence*> kvs;
-  for (int64_t b = 0; b < batch; ++b) {
-    Sequence& s = *rows[b];
-    step.input_ids.push_back(s.next_token);
-    step.position_ids.push_back(s.kv.length);
-    std::fill_n(step.attention_mask.begin() + b * (width + 1), s.kv.length, 1);
-    step.attention_mask[b * (width + 1) + width] = 1;
-    kvs.push_back(&s.kv);
+  if (ids == last_decode.ids && !last_decode.present.empty()) {
+    // The same rows as the last step: its present is this step's past, its mask plus the new slot.
+    const int64_t old = last_decode.width + 1;
+    step.past = old;
+    step.past_key_values = std::move(last_decode.present);
+    step.attention_mask.reserve(static_cast<size_t>(batch * (old + 1)));
+    for (int64_t b = 0; b < batch; ++b) {
+      auto row = last_decode.attention_mask.begin() + b * old;
+      step.attention_mask.insert(step.attention_mask.end(), row, row + old);
+      step.attention_mask.push_back(1);
+    }
+  } else {
+    int64_t width = 0;
+    for (Sequence* s : rows) width = std::max(width, s->kv.length);
+    step.past = width;
+    step.attention_mask.assign(static_cast<size_t>(batch * (width + 1)), 0);
+    std::vector<const KvSequence*> kvs;
+    for (int64_t b = 0; b < batch; ++b) {
+      std::fill_n(step.attention_mask.begin() + b * (width + 1), rows[b]->kv.length, 1);
+      step.attention_mask[b * (width + 1) + width] = 1;
+      kvs.push_back(&rows[b]->kv);
+    }
+    HONE_ASSIGN_OR_RETURN(step.past_key_values, cache->Gather(kvs, width));
   }
-  HONE_ASSIGN_OR_RETURN(step.past_key_values, cache->Gather(kvs, width));
+  for (Sequence* s : rows) {
+    step.input_ids.push_back(s->next_token);
+    step.position_ids.push_back(s->kv.length);  // the true position: padding slots do not count
+  }
+  last_decode = {};
   HONE_ASSIGN_OR_RETURN(DecoderOutput out, decoder->Run(step));
   const int64_t vocab = out.logits.shape()[2];
   const float* logits = out.logits.values<float>().data();
+  bool all_continue = true;
   for (int64_t b = 0; b < batch; ++b) {
     Sequence& s = *rows[b];
-    cache->Append(out.present, b, width, 1, &s.kv);
-    Deliver(s, s.sampler.Next({logits + b * vocab, static_cast<size_t>(vocab)}));
+    cache->Append(out.present, b, step.past, 1, &s.kv);
+    if (Deliver(s, s.sampler.Next({logits + b * vocab, static_cast<size_t>(vocab)}))) all_continue = false;
+  }
+  // Keep the batch only while every row goes on and the padding stays small against the real positions.
+  int64_t longest = 0;
+  for (Sequence* s : rows) longest = std::max(longest, s->kv.length);
+  if (all_continue && step.past + 1 <= longest + options.block_tokens) {
+    last_decode.ids = std::move(ids);
+    last_decode.present = std::move(out.present);
+    last_decode.attention_mask = std::move(step.attention_mask);
+    last_decode.width = step.past;
   }
   return Status::Ok();
 }

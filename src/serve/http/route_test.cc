@@ -103,3 +103,24 @@ TEST(PercentDecode, Escapes) {
 
 }  // namespace
 }  // namespace hone::serve::http
+
+namespace hone::serve::http {
+namespace {
+
+TEST(RouteTest, GenerationEndpoints) {
+  EXPECT_EQ(MatchRoute(Method::kGet, "/v1/models").endpoint, Endpoint::kOpenAiModels);
+  EXPECT_EQ(MatchRoute(Method::kPost, "/v1/completions").endpoint, Endpoint::kOpenAiCompletions);
+  EXPECT_EQ(MatchRoute(Method::kPost, "/v1/chat/completions").endpoint, Endpoint::kOpenAiChatCompletions);
+  Route g = MatchRoute(Method::kPost, "/v2/models/smollm2/versions/2/generate_stream");
+  EXPECT_EQ(g.endpoint, Endpoint::kGenerateStream);
+  EXPECT_EQ(g.model, "smollm2");
+  EXPECT_EQ(g.version, 2);
+  EXPECT_EQ(MatchRoute(Method::kPost, "/v2/models/m/generate").endpoint, Endpoint::kGenerate);
+  Route wrong = MatchRoute(Method::kGet, "/v1/completions");
+  EXPECT_EQ(wrong.error_status, 405);
+  EXPECT_EQ(wrong.allow, "POST");
+  EXPECT_EQ(MatchRoute(Method::kPost, "/v1/embeddings").error_status, 404);
+}
+
+}  // namespace
+}  // namespace hone::serve::http
