@@ -239,7 +239,8 @@ int RunLlm(CLI::App& sub, BenchFlags& f) {
     code = kExitCheckFailed;
   }
   if (!f.json_path.empty()) {
-    nlohmann::json model = {{"name", s.model}, {"url", f.remote.url}, {"protocol", "openai"}};
+    // An LLM server describes no tensors: inputs and outputs are empty.
+    nlohmann::json model = tune::ServedModelJson(s.model, f.remote.url, "openai", runtime::ModelMetadata{});
     if (Status st = WriteJsonReport(f.json_path, "bench", model, bench::LlmReportToJson(*report)); !st.ok())
       code = fail(st);
   }
