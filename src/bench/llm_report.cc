@@ -90,7 +90,7 @@ nlohmann::json LlmReportToJson(const LlmBenchReport& r) {
     if (p.concurrency > 0)
       q["concurrency"] = p.concurrency;
     else
-      q["rate"] = p.rate;
+      q["rate_per_s"] = p.rate;
     points.push_back(std::move(q));
   }
   j["points"] = std::move(points);
