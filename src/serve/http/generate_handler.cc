@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -245,6 +246,9 @@ struct RequestState {
 };
 
 }  // namespace
+
+GenerateHandler::GenerateHandler(Server& server)
+    : server_(server), next_id_((uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()) {}
 
 HttpReply GenerateHandler::Models() const {
   std::string out;

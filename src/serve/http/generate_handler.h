@@ -21,7 +21,7 @@ namespace hone::serve::http {
 
 class GenerateHandler {
  public:
-  explicit GenerateHandler(Server& server) : server_(server) {}
+  explicit GenerateHandler(Server& server);
 
   // GET /v1/models: every ready text-generation model.
   HttpReply Models() const;
@@ -31,7 +31,7 @@ class GenerateHandler {
 
  private:
   Server& server_;
-  std::atomic<uint64_t> next_id_{1};
+  std::atomic<uint64_t> next_id_;  // starts at random: ids differ across restarts, as OpenAI's do
 };
 
 }  // namespace hone::serve::http
