@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "client/beast_body.h"
+#include "client/beast_connection.h"
 #include "client/body_buffer.h"
 
 namespace hone::client {
@@ -19,16 +20,7 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
 
-struct HttpInferClient::Impl {
-  std::string host;
-  uint16_t port = 0;
-  std::chrono::milliseconds timeout{0};
-  asio::io_context io;
-  beast::tcp_stream stream{io};
-  beast::flat_buffer buffer;
-  tcp::resolver::results_type endpoints;
-  bool connected = false;
-
+struct HttpInferClient::Impl : BeastConnection {
   // Reused from call to call.
   std::string json;
   std::vector<std::span<const std::byte>> binary;
@@ -38,38 +30,6 @@ struct HttpInferClient::Impl {
   // Of the last exchange: when the request's last byte was written and when the reply's header had arrived.
   std::chrono::steady_clock::time_point written, header_read;
   CallTimes times;
-
-  // Runs one asynchronous operation to completion on this thread (the stream's expiry bounds it).
-  template <typename Start>
-  beast::error_code Run(Start start) {
-    beast::error_code result = asio::error::would_block;
-    start([&](beast::error_code ec, auto&&...) { result = ec; });
-    io.restart();
-    io.run();
-    return result;
-  }
-
-  Status TransportError(const beast::error_code& ec, std::string_view doing) {
-    connected = false;
-    beast::error_code ignored;
-    stream.socket().close(ignored);
-    const std::string where = host + ":" + std::to_string(port);
-    if (ec == beast::error::timeout)
-      return Status(StatusCode::kDeadlineExceeded, std::string(doing) + " " + where + ": no reply within " +
-                                                        std::to_string(timeout.count()) + " ms");
-    return Status::Unavailable(std::string(doing) + " " + where + ": " + ec.message());
-  }
-
-  Status ConnectNow() {
-    stream.expires_after(timeout);
-    beast::error_code ec = Run([&](auto handler) { stream.async_connect(endpoints, std::move(handler)); });
-    if (ec) return TransportError(ec, "connecting to");
-    boost::system::error_code ignored;
-    stream.socket().set_option(tcp::no_delay(true), ignored);
-    buffer.clear();
-    connected = true;
-    return Status::Ok();
-  }
 
   // Sends one request (body: `json`, then `binary`) and reads the reply into reply_body/reply_status.
   Status Exchange(bhttp::verb verb, const std::string& target, bool with_body, bool binary_body) {
@@ -102,12 +62,8 @@ struct HttpInferClient::Impl {
       auto message = parser.release();
       reply_body = std::move(message.body());
       // A kept-alive connection the server closed meanwhile fails before any reply byte: reconnect and resend once.
-      const bool stale = ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
-                         ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
-      if (ec && reused && stale && attempt == 0 && !parser.got_some()) {
-        connected = false;
-        beast::error_code ignored;
-        stream.socket().close(ignored);
+      if (ec && reused && IsStale(ec) && attempt == 0 && !parser.got_some()) {
+        Drop();
         continue;
       }
       if (ec) return TransportError(ec, "talking to");
@@ -115,11 +71,7 @@ struct HttpInferClient::Impl {
       reply_header_length.reset();
       if (auto it = message.find(kInferHeaderLength); it != message.end())
         reply_header_length = ParseLengthHeader(it->value());
-      if (!message.keep_alive()) {
-        connected = false;
-        beast::error_code ignored;
-        stream.socket().close(ignored);
-      }
+      if (!message.keep_alive()) Drop();
       return Status::Ok();
     }
   }
@@ -157,14 +109,7 @@ HttpInferClient::~HttpInferClient() = default;
 Result<std::unique_ptr<HttpInferClient>> HttpInferClient::Connect(const std::string& host, uint16_t port,
                                                                   std::chrono::milliseconds timeout) {
   auto impl = std::make_unique<Impl>();
-  impl->host = host;
-  impl->port = port;
-  impl->timeout = timeout;
-  tcp::resolver resolver(impl->io);
-  beast::error_code ec;
-  impl->endpoints = resolver.resolve(host, std::to_string(port), ec);
-  if (ec) return Status::Unavailable("resolving " + host + ": " + ec.message());
-  HONE_RETURN_IF_ERROR(impl->ConnectNow());
+  HONE_RETURN_IF_ERROR(impl->Open(host, port, timeout));
   return std::unique_ptr<HttpInferClient>(new HttpInferClient(std::move(impl)));
 }
 

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "client/beast_connection.h"
+
 namespace hone::client {
 namespace {
 
@@ -122,47 +124,7 @@ class EventReader {
 
 }  // namespace
 
-struct OpenAiClient::Impl {
-  std::string host;
-  uint16_t port = 0;
-  std::chrono::milliseconds timeout{0};
-  asio::io_context io;
-  beast::tcp_stream stream{io};
-  beast::flat_buffer buffer;
-  tcp::resolver::results_type endpoints;
-  bool connected = false;
-
-  template <typename Start>
-  beast::error_code Run(Start start) {
-    beast::error_code result = asio::error::would_block;
-    start([&](beast::error_code ec, auto&&...) { result = ec; });
-    io.restart();
-    io.run();
-    return result;
-  }
-
-  Status TransportError(const beast::error_code& ec, std::string_view doing) {
-    connected = false;
-    beast::error_code ignored;
-    stream.socket().close(ignored);
-    const std::string where = host + ":" + std::to_string(port);
-    if (ec == beast::error::timeout)
-      return Status(StatusCode::kDeadlineExceeded,
-                    fmt::format("{} {}: no reply within {} ms", doing, where, timeout.count()));
-    return Status::Unavailable(fmt::format("{} {}: {}", doing, where, ec.message()));
-  }
-
-  Status ConnectNow() {
-    stream.expires_after(timeout);
-    beast::error_code ec = Run([&](auto handler) { stream.async_connect(endpoints, std::move(handler)); });
-    if (ec) return TransportError(ec, "connecting to");
-    boost::system::error_code ignored;
-    stream.socket().set_option(tcp::no_delay(true), ignored);
-    buffer.clear();
-    connected = true;
-    return Status::Ok();
-  }
-
+struct OpenAiClient::Impl : BeastConnection {
   // Sends a request and reads the reply; a 200 text/event-stream body goes to `events` as it arrives.
   Status Exchange(bhttp::verb verb, const std::string& target, std::string body, EventReader* events,
                   std::string* reply_body, Clock::time_point* sent) {
@@ -197,24 +159,15 @@ struct OpenAiClient::Impl {
         ec = Run([&](auto handler) { bhttp::async_read(stream, buffer, parser, std::move(handler)); });
       }
       if (ec) {
-        const bool stale = reused && attempt == 0 &&
-                           (ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
-                            ec == asio::error::connection_reset || ec == asio::error::broken_pipe) &&
-                           !parser.is_header_done();
-        if (stale) {
-          connected = false;
-          beast::error_code ignored;
-          stream.socket().close(ignored);
+        // A kept-alive connection the server closed meanwhile fails before any reply byte: send again once.
+        if (reused && attempt == 0 && IsStale(ec) && !parser.got_some()) {
+          Drop();
           continue;
         }
         return TransportError(ec, "calling");
       }
       const auto& res = parser.get();
-      if (!res.keep_alive()) {
-        connected = false;
-        beast::error_code ignored;
-        stream.socket().close(ignored);
-      }
+      if (!res.keep_alive()) Drop();
       std::string whole = error_body + res.body();
       if (res.result_int() != 200) {
         const int status = res.result_int();
@@ -239,14 +192,7 @@ OpenAiClient::~OpenAiClient() = default;
 Result<std::unique_ptr<OpenAiClient>> OpenAiClient::Connect(const std::string& host, uint16_t port,
                                                           std::chrono::milliseconds timeout) {
   auto impl = std::make_unique<Impl>();
-  impl->host = host;
-  impl->port = port;
-  impl->timeout = timeout;
-  beast::error_code ec;
-  tcp::resolver resolver(impl->io);
-  impl->endpoints = resolver.resolve(host, std::to_string(port), ec);
-  if (ec) return Status::Unavailable(fmt::format("resolving {}:{}: {}", host, port, ec.message()));
-  HONE_RETURN_IF_ERROR(impl->ConnectNow());
+  HONE_RETURN_IF_ERROR(impl->Open(host, port, timeout));
   return std::unique_ptr<OpenAiClient>(new OpenAiClient(std::move(impl)));
 }
 
