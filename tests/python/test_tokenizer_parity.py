@@ -2,7 +2,8 @@
 
 For every tokenizer.json found — the reference ones checked in under src/process/testdata/ (always) and
 examples/text-embedding/minilm_tokenize/1/tokenizer.json (the real all-MiniLM-L6-v2 tokenizer, when a fetch script
-has put it there) — every text of tests/data/tokenizer_texts.jsonl is encoded by both, and ids, type ids and
+has put it there) and examples/llm/smollm2/1/tokenizer.json (the real SmolLM2 one, built from its GGUF by
+scripts/fetch-models) — every text of tests/data/tokenizer_texts.jsonl is encoded by both, and ids, type ids and
 attention masks must be identical. A failure names the first differing text and token.
 
 The tool: $HONE_TOKENIZE, default `tokenize` beside $HONE_BINARY (default build/tokenize). Set
@@ -24,6 +25,7 @@ tokenizers = pytest.importorskip("tokenizers")
 
 TEXTS = ROOT / "tests" / "data" / "tokenizer_texts.jsonl"
 MINILM = ROOT / "examples" / "text-embedding" / "minilm_tokenize" / "1" / "tokenizer.json"
+SMOLLM2 = ROOT / "examples" / "llm" / "smollm2" / "1" / "tokenizer.json"
 CHECKED_IN = sorted((ROOT / "src" / "process" / "testdata").glob("*.tokenizer.json"))
 
 
@@ -78,6 +80,9 @@ def tokenizer_files():
     params.append(pytest.param(MINILM, id="minilm", marks=pytest.mark.skipif(
         not MINILM.exists(), reason=f"{MINILM.relative_to(ROOT)} is absent (the text-embedding example's fetch "
                                     "script puts the real all-MiniLM-L6-v2 tokenizer there)")))
+    params.append(pytest.param(SMOLLM2, id="smollm2-real", marks=pytest.mark.skipif(
+        not SMOLLM2.exists(), reason=f"{SMOLLM2.relative_to(ROOT)} is absent (scripts/fetch-models writes the real "
+                                     "SmolLM2 tokenizer there, from its GGUF)")))
     return params
 
 
