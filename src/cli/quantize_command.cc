@@ -66,6 +66,9 @@ void AddFlags(CLI::App& sub, QuantizeFlags& f) {
   sub.add_option("--bits", o.bits, "weight-only: 4 or 8")->capture_default_str();
   sub.add_option("--block-size", o.block_size, "weight-only: 32, 64 or 128 weights per scale")->capture_default_str();
   sub.add_flag("--asymmetric", f.asymmetric_weights, "weight-only: a zero point per block as well");
+  sub.add_flag("--block-offset", o.weight_only_block_offset,
+               "weight-only: each block's minimum as a float offset (llama.cpp's Q4_1 layout; exact on weights "
+               "dequantised from Q4_1), added back by a small MatMul on the input's block sums");
   sub.add_option("--accuracy-level", o.accuracy_level,
                  "weight-only: MatMulNBits accuracy_level (0 unset: float compute; 4: int8 compute)")
       ->capture_default_str();

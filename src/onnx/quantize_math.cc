@@ -151,6 +151,42 @@ BlockQuantized QuantizeBlocks(std::span<const float> w, int64_t k, int64_t n, in
   return q;
 }
 
+BlockQuantized QuantizeBlocksWithOffsets(std::span<const float> w, int64_t k, int64_t n, int bits, int block_size) {
+  BlockQuantized q;
+  q.k = k;
+  q.n = n;
+  q.blocks = (k + block_size - 1) / block_size;
+  q.blob_bytes = static_cast<int64_t>(block_size) * bits / 8;
+  const int32_t qmax = (1 << bits) - 1;
+  const int32_t mid = 1 << (bits - 1);
+  q.packed.assign(static_cast<size_t>(n * q.blocks * q.blob_bytes), '\0');
+  q.scales.resize(static_cast<size_t>(n * q.blocks));
+  q.offsets.resize(static_cast<size_t>(n * q.blocks));
+  for (int64_t col = 0; col < n; ++col) {
+    for (int64_t b = 0; b < q.blocks; ++b) {
+      const int64_t k0 = b * block_size, k1 = std::min(k, k0 + block_size);
+      float lo = w[k0 * n + col], hi = lo;
+      for (int64_t r = k0; r < k1; ++r) {
+        lo = std::min(lo, w[r * n + col]);
+        hi = std::max(hi, w[r * n + col]);
+      }
+      const float scale = hi > lo ? (hi - lo) / static_cast<float>(qmax) : 1.0f;
+      q.scales[col * q.blocks + b] = scale;
+      q.offsets[col * q.blocks + b] = lo + static_cast<float>(mid) * scale;
+      const int64_t base = (col * q.blocks + b) * q.blob_bytes;
+      for (int64_t r = k0; r < k0 + block_size; ++r) {
+        // Padding rows (r >= k) meet zeros in the input's block sums and in MatMulNBits: any code does.
+        const int32_t code =
+            r < k ? std::clamp(static_cast<int32_t>(std::nearbyint((w[r * n + col] - lo) / scale)), 0, qmax) : mid;
+        const int64_t bit = (r - k0) * bits;
+        auto& byte = q.packed[static_cast<size_t>(base + bit / 8)];
+        byte = static_cast<char>(static_cast<uint8_t>(byte) | static_cast<uint8_t>(code << (bit % 8)));
+      }
+    }
+  }
+  return q;
+}
+
 std::vector<float> DequantizeBlocks(const BlockQuantized& q, int bits) {
   const int64_t block_size = q.blob_bytes * 8 / bits;
   const int64_t zp_row_bytes = (q.blocks * bits + 7) / 8;
@@ -165,9 +201,10 @@ std::vector<float> DequantizeBlocks(const BlockQuantized& q, int bits) {
     for (int64_t b = 0; b < q.blocks; ++b) {
       int32_t zp = q.zero_points.empty() ? (1 << (bits - 1)) : get(q.zero_points, col * zp_row_bytes, b);
       float scale = q.scales[col * q.blocks + b];
+      const float offset = q.offsets.empty() ? 0.0f : q.offsets[col * q.blocks + b];
       for (int64_t r = b * block_size; r < std::min(q.k, (b + 1) * block_size); ++r)
         w[r * q.n + col] = static_cast<float>(get(q.packed, (col * q.blocks + b) * q.blob_bytes, r - b * block_size) -
-                                              zp) * scale;
+                                              zp) * scale + offset;
     }
   return w;
 }

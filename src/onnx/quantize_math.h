@@ -62,6 +62,8 @@ struct BlockQuantized {
   std::string packed;               // [N, blocks, blob_bytes]: codes low bits first within each byte
   std::vector<float> scales;        // [N, blocks]
   std::string zero_points;          // [N, ceil(blocks * bits / 8)] packed like the codes; empty when symmetric
+  // With block offsets: [N, blocks]; a weight is scale * (code - 2^(bits-1)) + offset. Empty otherwise.
+  std::vector<float> offsets;
 };
 
 // Codes are unsigned in [0, 2^bits - 1]. Symmetric: the zero point is ONNX Runtime's default 2^(bits-1) and is not
@@ -69,6 +71,10 @@ struct BlockQuantized {
 // spans the codes, with a stored zero point. bits is 4 or 8; block_size a power of two >= 16.
 BlockQuantized QuantizeBlocks(std::span<const float> w, int64_t k, int64_t n, int bits, int block_size,
                               bool symmetric);
+
+// The block-offset form (Q4_1's): each block's [min, max] spans the codes exactly, without widening to include 0;
+// zero points are MatMulNBits' default 2^(bits-1) (not stored) and the minimum goes to `offsets`.
+BlockQuantized QuantizeBlocksWithOffsets(std::span<const float> w, int64_t k, int64_t n, int bits, int block_size);
 
 // The weight matrix BlockQuantized stands for, [K, N] row-major: for tests and error estimates.
 std::vector<float> DequantizeBlocks(const BlockQuantized& q, int bits);

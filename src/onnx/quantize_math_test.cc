@@ -123,6 +123,34 @@ TEST(QuantizeMathTest, BlockQuantizationPadsAndStoresZeroPoints) {
   }
 }
 
+TEST(QuantizeMathTest, BlockOffsetsReproduceAQ41GridExactly) {
+  // Weights already on llama.cpp's Q4_1 grid (w = d * q + m per block of 32, q in 0..15, both ends used), with
+  // blocks that do not contain 0: offsets give them back exactly, integer zero points cannot.
+  const int64_t k = 64, n = 3;
+  std::vector<float> w(k * n);
+  std::vector<float> values = testing::RandomValues(k * n, 11, 0.0f, 1.0f);
+  for (int64_t col = 0; col < n; ++col)
+    for (int64_t b = 0; b < 2; ++b) {
+      const float d = 0.01f * static_cast<float>(col + b + 1), m = 0.05f + 0.1f * static_cast<float>(b) - 0.2f * col;
+      for (int64_t r = b * 32; r < b * 32 + 32; ++r) {
+        int q = r == b * 32 ? 0 : r == b * 32 + 1 ? 15 : static_cast<int>(values[r * n + col] * 15.99f);
+        w[r * n + col] = d * static_cast<float>(q) + m;
+      }
+    }
+  BlockQuantized q = QuantizeBlocksWithOffsets(w, k, n, 4, 32);
+  EXPECT_TRUE(q.zero_points.empty());
+  ASSERT_EQ(q.offsets.size(), static_cast<size_t>(n * 2));
+  std::vector<float> back = DequantizeBlocks(q, 4);
+  double worst = 0, worst_zp = 0;
+  std::vector<float> zp_back = DequantizeBlocks(QuantizeBlocks(w, k, n, 4, 32, false), 4);
+  for (size_t i = 0; i < w.size(); ++i) {
+    worst = std::max(worst, static_cast<double>(std::fabs(back[i] - w[i])));
+    worst_zp = std::max(worst_zp, static_cast<double>(std::fabs(zp_back[i] - w[i])));
+  }
+  EXPECT_LT(worst, 1e-6);
+  EXPECT_GT(worst_zp, 1e-3);
+}
+
 TEST(GraphTensorTest, HalfAndBfloat16RoundToNearestEven) {
   EXPECT_EQ(FloatToHalf(1.0f), 0x3C00);
   EXPECT_EQ(FloatToHalf(-2.0f), 0xC000);

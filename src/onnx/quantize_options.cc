@@ -98,6 +98,8 @@ Status QuantizeOptions::Validate() const {
     if (bits != 4 && bits != 8) return Status::InvalidArgument("--bits " + std::to_string(bits) + ": expected 4 or 8");
     if (block_size != 32 && block_size != 64 && block_size != 128)
       return Status::InvalidArgument("--block-size " + std::to_string(block_size) + ": expected 32, 64 or 128");
+    if (weight_only_block_offset && !weight_only_symmetric)
+      return Status::InvalidArgument("--block-offset and --asymmetric: give one (both store each block's minimum)");
     if (accuracy_level < 0 || accuracy_level > 4)
       return Status::InvalidArgument("--accuracy-level " + std::to_string(accuracy_level) + ": expected 0 to 4");
   }

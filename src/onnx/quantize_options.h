@@ -84,6 +84,12 @@ struct QuantizeOptions {
   int bits = 4;                   // 4 or 8
   int block_size = 32;            // 32, 64 or 128 weights of one column share a scale
   bool weight_only_symmetric = true;  // false: a zero point per block as well (asymmetric, round to nearest)
+  // Each block's minimum as a float offset instead of an integer zero point, as llama.cpp's Q4_1 does: the block's
+  // codes span [min, max] exactly (no widening to include 0), and the offsets come back through a small float
+  // MatMul on the input's block sums added to MatMulNBits' output (1/32 of the weight's multiplies at block 32).
+  // Exact on weights that already sit on such a grid (a GGUF's Q4_1 dequantised); integer zero points cannot be,
+  // since their grid always passes through 0, and ONNX Runtime's float zero points leave its fast kernel.
+  bool weight_only_block_offset = false;
   // MatMulNBits' accuracy_level: 0 leaves it unset (ONNX Runtime computes in float); 4 lets it quantize the
   // activations to int8 per block and use integer dot products (faster on CPUs with VNNI, slightly less exact).
   int accuracy_level = 0;

@@ -157,6 +157,26 @@ TEST(QuantizeWeightOnlyTest, MatMulBecomesMatMulNBits) {
     }
 }
 
+TEST(QuantizeWeightOnlyTest, BlockOffsetsAddASmallFloatCorrection) {
+  testing::TempDir dir;
+  QuantizeOptions o = WeightOnly(4, 32, true);
+  o.weight_only_block_offset = true;
+  RoundTrip r = QuantizeAndRun(testing::MatMulModel(), o, testing::RandomTensor({4, 32}, 6), dir);
+  ExpectClose(r, 0.25);
+  EXPECT_THAT(OpTypes(r.model), Contains("MatMulNBits"));
+  EXPECT_THAT(OpTypes(r.model), Contains("Add"));
+  // A 3-D input (a transformer's [batch, sequence, hidden]) and K = 16 with block 64: one padded block.
+  RoundTrip attention = QuantizeAndRun(testing::AttentionModel(), [] {
+    QuantizeOptions a = WeightOnly(4, 64, true);
+    a.weight_only_block_offset = true;
+    return a;
+  }(), testing::RandomTensor({2, 8, 16}, 7, -1, 1), dir);
+  ExpectClose(attention, 0.3);
+  EXPECT_EQ(attention.summary.quantized.size(), 4u);
+  o.weight_only_symmetric = false;
+  EXPECT_THAT(o.Validate().message(), HasSubstr("--block-offset"));
+}
+
 TEST(QuantizeWeightOnlyTest, AttentionProjectionsWithLargeBlocks) {
   testing::TempDir dir;
   // K = 16 with block 64: one padded block per column.
