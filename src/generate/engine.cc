@@ -67,7 +67,6 @@ const DecoderShape& Engine::shape() const { return impl_->decoder->shape(); }
 const process::Tokenizer& Engine::tokenizer() const { return *impl_->tokenizer; }
 const ChatTemplate& Engine::chat_template() const { return impl_->chat; }
 int64_t Engine::context_length() const { return impl_->context_length; }
-const EngineOptions& Engine::options() const { return impl_->options; }
 
 EngineStats Engine::Stats() const {
   std::lock_guard lock(impl_->mu);
@@ -111,7 +110,6 @@ Result<std::shared_ptr<Generation>> Engine::Submit(GenerationRequest request, Up
 
   auto seq = std::make_unique<Sequence>(request.sampling, *im.tokenizer, std::move(request.stop));
   seq->handle = std::make_shared<Generation>();
-  seq->handle->prompt_tokens_ = prompt;
   seq->handle->wake_ = [&im] { im.wake.notify_one(); };
   seq->on_update = std::move(on_update);
   seq->prompt = std::move(ids);

@@ -98,12 +98,10 @@ class Generation {
   // Ends the request at its next step (its blocks are freed then); its last update says kCancelled.
   void Cancel();
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
-  int64_t prompt_tokens() const { return prompt_tokens_; }
 
  private:
   friend class Engine;
   std::atomic<bool> cancelled_{false};
-  int64_t prompt_tokens_ = 0;
   std::function<void()> wake_;
 };
 
@@ -115,7 +113,6 @@ struct EngineStats {
   int64_t kv_blocks_used = 0;      // holding positions already written
   int64_t kv_bytes_per_block = 0;
   int64_t block_tokens = 0;
-  int64_t steps = 0;
 };
 
 class Engine {
@@ -139,7 +136,6 @@ class Engine {
   const process::Tokenizer& tokenizer() const;
   const ChatTemplate& chat_template() const;
   int64_t context_length() const;
-  const EngineOptions& options() const;
 
  private:
   struct Impl;

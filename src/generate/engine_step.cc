@@ -33,8 +33,6 @@ void Engine::Impl::Step() {
     }
   }
   running.remove_if([](const std::unique_ptr<Sequence>& s) { return s->handle == nullptr; });
-  std::lock_guard lock(mu);
-  ++stats.steps;
 }
 
 Status Engine::Impl::DecodeStep(std::vector<Sequence*>& rows) {

@@ -31,8 +31,6 @@ class TextStream {
   // The text still held back, at the end of generation (nothing after a stop).
   std::string Finish();
   bool stopped() const { return stopped_; }
-  // Everything returned so far.
-  const std::string& emitted() const { return emitted_; }
 
  private:
   std::string TakeSafe();

@@ -102,23 +102,38 @@ std::vector<int32_t> QuantizeBias(std::span<const float> bias, float input_scale
   return out;
 }
 
-BlockQuantized QuantizeBlocks(std::span<const float> w, int64_t k, int64_t n, int bits, int block_size,
-                              bool symmetric) {
+namespace {
+
+// The layout both block quantizers share: sizes, and the codes and scales zeroed.
+BlockQuantized BlockLayout(int64_t k, int64_t n, int bits, int block_size) {
   BlockQuantized q;
   q.k = k;
   q.n = n;
   q.blocks = (k + block_size - 1) / block_size;
   q.blob_bytes = static_cast<int64_t>(block_size) * bits / 8;
+  q.packed.assign(static_cast<size_t>(n * q.blocks * q.blob_bytes), '\0');
+  q.scales.resize(static_cast<size_t>(n * q.blocks));
+  return q;
+}
+
+// Packs `code` as the index-th `bits`-bit field after `base`, low bits first within each byte.
+void PutCode(std::string& bytes, int bits, int64_t base, int64_t index, int32_t code) {
+  const int64_t bit = index * bits;
+  auto& byte = bytes[static_cast<size_t>(base + bit / 8)];
+  byte = static_cast<char>(static_cast<uint8_t>(byte) | static_cast<uint8_t>(code << (bit % 8)));
+}
+
+}  // namespace
+
+BlockQuantized QuantizeBlocks(std::span<const float> w, int64_t k, int64_t n, int bits, int block_size,
+                              bool symmetric) {
+  BlockQuantized q = BlockLayout(k, n, bits, block_size);
   const int32_t qmax = (1 << bits) - 1;
   const int32_t mid = 1 << (bits - 1);
   const int64_t zp_row_bytes = (q.blocks * bits + 7) / 8;
-  q.packed.assign(static_cast<size_t>(n * q.blocks * q.blob_bytes), '\0');
-  q.scales.resize(static_cast<size_t>(n * q.blocks));
   if (!symmetric) q.zero_points.assign(static_cast<size_t>(n * zp_row_bytes), '\0');
   auto put = [bits](std::string& bytes, int64_t base, int64_t index, int32_t code) {
-    int64_t bit = index * bits;
-    auto& byte = bytes[static_cast<size_t>(base + bit / 8)];
-    byte = static_cast<char>(static_cast<uint8_t>(byte) | static_cast<uint8_t>(code << (bit % 8)));
+    PutCode(bytes, bits, base, index, code);
   };
   for (int64_t col = 0; col < n; ++col) {
     for (int64_t b = 0; b < q.blocks; ++b) {
@@ -152,15 +167,9 @@ BlockQuantized QuantizeBlocks(std::span<const float> w, int64_t k, int64_t n, in
 }
 
 BlockQuantized QuantizeBlocksWithOffsets(std::span<const float> w, int64_t k, int64_t n, int bits, int block_size) {
-  BlockQuantized q;
-  q.k = k;
-  q.n = n;
-  q.blocks = (k + block_size - 1) / block_size;
-  q.blob_bytes = static_cast<int64_t>(block_size) * bits / 8;
+  BlockQuantized q = BlockLayout(k, n, bits, block_size);
   const int32_t qmax = (1 << bits) - 1;
   const int32_t mid = 1 << (bits - 1);
-  q.packed.assign(static_cast<size_t>(n * q.blocks * q.blob_bytes), '\0');
-  q.scales.resize(static_cast<size_t>(n * q.blocks));
   q.offsets.resize(static_cast<size_t>(n * q.blocks));
   for (int64_t col = 0; col < n; ++col) {
     for (int64_t b = 0; b < q.blocks; ++b) {
@@ -178,9 +187,7 @@ BlockQuantized QuantizeBlocksWithOffsets(std::span<const float> w, int64_t k, in
         // Padding rows (r >= k) meet zeros in the input's block sums and in MatMulNBits: any code does.
         const int32_t code =
             r < k ? std::clamp(static_cast<int32_t>(std::nearbyint((w[r * n + col] - lo) / scale)), 0, qmax) : mid;
-        const int64_t bit = (r - k0) * bits;
-        auto& byte = q.packed[static_cast<size_t>(base + bit / 8)];
-        byte = static_cast<char>(static_cast<uint8_t>(byte) | static_cast<uint8_t>(code << (bit % 8)));
+        PutCode(q.packed, bits, base, r - k0, code);
       }
     }
   }

@@ -36,22 +36,15 @@ Status WarmUp(generate::Engine& engine) {
   return result.get();
 }
 
-void AddTensor(google::protobuf::RepeatedPtrField<inference::ModelInput>* list, const std::string& name) {
-  for (const auto& in : *list)
-    if (in.name() == name) return;
-  auto* in = list->Add();
-  in->set_name(name);
-  in->set_data_type(inference::TYPE_STRING);
-  in->add_dims(1);
-}
-
-void AddTensor(google::protobuf::RepeatedPtrField<inference::ModelOutput>* list, const std::string& name) {
-  for (const auto& out : *list)
-    if (out.name() == name) return;
-  auto* out = list->Add();
-  out->set_name(name);
-  out->set_data_type(inference::TYPE_STRING);
-  out->add_dims(1);
+// Adds a one-element TYPE_STRING tensor named `name` to a config's inputs or outputs, unless it is there already.
+template <typename Io>
+void AddTextTensor(google::protobuf::RepeatedPtrField<Io>* list, const std::string& name) {
+  for (const auto& io : *list)
+    if (io.name() == name) return;
+  auto* io = list->Add();
+  io->set_name(name);
+  io->set_data_type(inference::TYPE_STRING);
+  io->add_dims(1);
 }
 
 }  // namespace
@@ -79,8 +72,8 @@ Status LoadGenerator(const LoadVersionRequest& request, LoadedVersion& loaded) {
   if (Status warm = WarmUp(**engine); !warm.ok()) return warm.WithContext(request.source.where + ": warm-up");
   const double warm_ms = std::chrono::duration<double, std::milli>(Clock::now() - warm_start).count();
 
-  AddTensor(config.mutable_input(), "text_input");
-  AddTensor(config.mutable_output(), "text_output");
+  AddTextTensor(config.mutable_input(), "text_input");
+  AddTextTensor(config.mutable_output(), "text_output");
   runtime::IoSpec text_in{"text_input", DataType::kBytes, "string", {1}, {""}};
   runtime::IoSpec text_out{"text_output", DataType::kBytes, "string", {1}, {""}};
   loaded.metadata.inputs = {text_in};

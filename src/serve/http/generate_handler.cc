@@ -101,27 +101,24 @@ struct RequestState {
     w.Field("model", model);
   }
 
-  // One streamed OpenAI chunk: a text delta and/or a finish reason.
-  std::string Chunk(std::string_view text, const char* finish) {
-    std::string out = "data: ";
-    JsonWriter w(out);
-    w.BeginObject();
-    Head(w);
+  // The choices array of an OpenAI reply: one choice, whose text is a chat message (whole), a chat delta (stream;
+  // the first delta carries the role) or plain text. A null finish reason while a stream goes on.
+  void Choices(JsonWriter& w, std::string_view choice_text, const char* finish) {
     w.Key("choices");
     w.BeginArray();
     w.BeginObject();
     w.Field("index", int64_t{0});
     if (chat()) {
-      w.Key("delta");
+      w.Key(stream ? "delta" : "message");
       w.BeginObject();
-      if (!sent_role) {
+      if (!stream || !sent_role) {
         w.Field("role", "assistant");
         sent_role = true;
       }
-      if (!finish || !text.empty()) w.Field("content", text);
+      if (!stream || !finish || !choice_text.empty()) w.Field("content", choice_text);
       w.EndObject();
     } else {
-      w.Field("text", text);
+      w.Field("text", choice_text);
     }
     w.Key("logprobs");
     w.Null();
@@ -129,17 +126,29 @@ struct RequestState {
     if (finish) w.String(finish); else w.Null();
     w.EndObject();
     w.EndArray();
+  }
+
+  // One Server-Sent Event: "data: <json>" and a blank line.
+  static std::string Event(const std::string& json) { return "data: " + json + "\n\n"; }
+
+  // One streamed OpenAI chunk: a text delta and/or a finish reason.
+  std::string Chunk(std::string_view piece, const char* finish) {
+    std::string out;
+    JsonWriter w(out);
+    w.BeginObject();
+    Head(w);
+    Choices(w, piece, finish);
     if (include_usage) {
       w.Key("usage");
       w.Null();
     }
     w.EndObject();
-    out += "\n\n";
-    return out;
+    return Event(out);
   }
 
+  // The last event with stream_options.include_usage: no choices, the usage.
   std::string UsageChunk(int64_t prompt, int64_t completion) const {
-    std::string out = "data: ";
+    std::string out;
     JsonWriter w(out);
     w.BeginObject();
     Head(w);
@@ -148,33 +157,16 @@ struct RequestState {
     w.EndArray();
     Usage(w, prompt, completion);
     w.EndObject();
-    out += "\n\n";
-    return out;
+    return Event(out);
   }
 
-  std::string Whole(const char* finish, int64_t prompt, int64_t completion) const {
+  // The whole reply of a request that did not stream.
+  std::string Whole(const char* finish, int64_t prompt, int64_t completion) {
     std::string out;
     JsonWriter w(out);
     w.BeginObject();
     Head(w);
-    w.Key("choices");
-    w.BeginArray();
-    w.BeginObject();
-    w.Field("index", int64_t{0});
-    if (chat()) {
-      w.Key("message");
-      w.BeginObject();
-      w.Field("role", "assistant");
-      w.Field("content", text);
-      w.EndObject();
-    } else {
-      w.Field("text", text);
-    }
-    w.Key("logprobs");
-    w.Null();
-    w.Field("finish_reason", finish);
-    w.EndObject();
-    w.EndArray();
+    Choices(w, text, finish);
     Usage(w, prompt, completion);
     w.EndObject();
     return out;
@@ -219,9 +211,7 @@ struct RequestState {
         events->Close();  // the client is gone: nobody reads an error event
         return;
       }
-      std::string out = "data: ";
-      out += openai ? OpenAiErrorJson(u.error, {}) : HttpReply::FromStatus(u.error).body;
-      out += "\n\n";
+      std::string out = Event(openai ? OpenAiErrorJson(u.error, {}) : HttpReply::FromStatus(u.error).body);
       if (openai) out += "data: [DONE]\n\n";
       events->Write(std::move(out));
       events->Close();
@@ -229,7 +219,7 @@ struct RequestState {
     }
     if (!openai) {
       if (!u.text.empty() || u.finish)
-        events->Write("data: " + KServe(u.text, finish, u.prompt_tokens, u.completion_tokens) + "\n\n");
+        events->Write(Event(KServe(u.text, finish, u.prompt_tokens, u.completion_tokens)));
       if (u.finish) events->Close();
       return;
     }
