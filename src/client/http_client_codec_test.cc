@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <span>
 #include <string>
 
@@ -21,6 +22,18 @@ TEST(ClientCodec, ErrorsAndMalformedReplies) {
   auto r = DecodeInferResponse(std::as_bytes(std::span(bad)), bad.size(), bad.size());
   EXPECT_THAT(r.status().message(), HasSubstr("binary_data_size 8 does not match"));
   EXPECT_EQ(PercentEncode("a b/c~"), "a%20b%2Fc~");
+}
+
+TEST(ClientCodec, NanAndInfinitiesInOutputsReadBack) {
+  // As Triton and hone serve write non-finite outputs in JSON.
+  const std::string json = R"({"model_name":"m","outputs":[{"name":"o","datatype":"FP32","shape":[3],"data":[NaN,Infinity,-Infinity]}]})";
+  auto r = DecodeInferResponse(std::as_bytes(std::span(json)), json.size(), json.size());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->outputs.size(), 1u);
+  const float* v = reinterpret_cast<const float*>(r->outputs[0].tensor.data());
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_EQ(v[1], INFINITY);
+  EXPECT_EQ(v[2], -INFINITY);
 }
 
 TEST(ClientCodec, StatisticsParseBackIntoSnapshots) {

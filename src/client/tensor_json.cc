@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "client/float16.h"
+#include "client/json_nonfinite.h"
 #include "client/json_writer.h"
 
 namespace hone::client {
@@ -31,6 +33,13 @@ std::string_view JsonTypeName(element_type t) {
     case element_type::NULL_VALUE: return "null";
   }
   return "a value";
+}
+
+// A string element's contents; empty for any other element.
+std::string_view StringOf(const element& e) {
+  std::string_view s;
+  if (e.get_string().get(s) != simdjson::SUCCESS) return {};
+  return s;
 }
 
 // Writes one element at a time into `out`, converting from JSON and checking the type's range.
@@ -55,6 +64,7 @@ class ElementSink {
   Status Fail(const element& e, std::string_view expected) const {
     std::string got(JsonTypeName(e.type()));
     if (e.is_number()) got = simdjson::minify(e);
+    if (std::string_view literal = NonFiniteLiteral(StringOf(e)); !literal.empty()) got = literal;
     return Status::InvalidArgument("input '" + std::string(name_) + "': element " + std::to_string(index_) +
                                    " of 'data': expected " + std::string(expected) + " for " +
                                    std::string(DataTypeName(type_)) + ", got " + got);
@@ -93,16 +103,23 @@ class ElementSink {
       case element_type::INT64: *v = static_cast<double>(e.get_int64().value_unsafe()); return Status::Ok();
       case element_type::UINT64: *v = static_cast<double>(e.get_uint64().value_unsafe()); return Status::Ok();
       case element_type::DOUBLE: *v = e.get_double().value_unsafe(); return Status::Ok();
+      case element_type::STRING:
+        if (std::optional<double> special = NonFiniteFromMarker(StringOf(e))) {
+          *v = *special;
+          return Status::Ok();
+        }
+        return Fail(e, "a number");
       default: return Fail(e, "a number");
     }
   }
 
-  // JSON numbers are finite; one that overflows the target type is an error rather than a silent infinity.
+  // A finite number that overflows the target type is an error rather than a silent infinity; NaN and the
+  // infinities written as such (json_nonfinite.h) pass through.
   Status ToFloat(const element& e, float* f) {
     double d = 0;
     HONE_RETURN_IF_ERROR(Number(e, &d));
     *f = static_cast<float>(d);
-    if (std::isinf(*f)) return Fail(e, "a number within the type's range");
+    if (std::isinf(*f) && std::isfinite(d)) return Fail(e, "a number within the type's range");
     return Status::Ok();
   }
 
@@ -133,14 +150,14 @@ class ElementSink {
       case DataType::kFp16: {
         HONE_RETURN_IF_ERROR(ToFloat(e, &f));
         const uint16_t h = FloatToHalf(f);
-        if (std::isinf(HalfToFloat(h))) return Fail(e, "a number within the type's range");
+        if (std::isinf(HalfToFloat(h)) && std::isfinite(f)) return Fail(e, "a number within the type's range");
         Store(h);
         return Status::Ok();
       }
       case DataType::kBf16: {
         HONE_RETURN_IF_ERROR(ToFloat(e, &f));
         const uint16_t b = FloatToBf16(f);
-        if (std::isinf(Bf16ToFloat(b))) return Fail(e, "a number within the type's range");
+        if (std::isinf(Bf16ToFloat(b)) && std::isfinite(f)) return Fail(e, "a number within the type's range");
         Store(b);
         return Status::Ok();
       }
@@ -208,6 +225,14 @@ bool FastWalk(const element& e, T* out, int64_t count, int64_t& index) {
         }
         continue;
       }
+      case element_type::STRING:
+        if constexpr (std::is_floating_point_v<T>) {
+          std::optional<double> special = NonFiniteFromMarker(StringOf(child));
+          if (!special || index >= count) return false;
+          out[index++] = static_cast<T>(*special);
+          continue;
+        }
+        return false;
       default: return false;
     }
   }

@@ -2,7 +2,7 @@
 // a response output's "data" array. Row-major; the array may be flat or nested to any depth (KServe v2 allows both;
 // like Triton, only the element count is checked against the shape, not the nesting). BOOL is true/false;
 // integers must be JSON integers within the type's range; FP16/BF16/FP32 accept any JSON number that is finite in
-// the type (rounded to nearest even); BYTES elements are JSON strings (written with invalid UTF-8 replaced by
+// the type (rounded to nearest even), and NaN, Infinity and -Infinity as Triton writes them (json_nonfinite.h); BYTES elements are JSON strings (written with invalid UTF-8 replaced by
 // U+FFFD, since a JSON document cannot carry raw bytes: binary data belongs in the binary tensor extension).
 #pragma once
 

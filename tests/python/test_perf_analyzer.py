@@ -66,6 +66,22 @@ def test_perf_analyzer_concurrency_sweep(serve, repo, perf_analyzer, tmp_path, p
     assert all(float(r["Inferences/Second"]) > 0 for r in rows), rows
 
 
+def test_perf_analyzer_json_tensors_with_its_random_data(serve, repo, perf_analyzer):
+    """perf_analyzer's default data is random bits: in FP32 about one element in 256 is NaN (or an infinity), which
+    it writes as Triton does, `NaN` / `Infinity` / `-Infinity`. hone serve must take them as Triton does, or every
+    request with JSON tensors fails ("malformed JSON"), as it did before."""
+    repo.add_fashion("fashion", config=fashion_config("fashion", max_batch_size=8))
+    server = serve(repo.path)
+    cmd = [str(perf_analyzer), "-m", "fashion", "-u", server.http_url, "-i", "http",
+           "--input-tensor-format", "json", "--output-tensor-format", "json", "--concurrency-range", "1",
+           "--measurement-interval", "500", "--stability-percentage", "50", "--max-trials", "10"]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
+    output = f"$ {' '.join(cmd)}\nexit {run.returncode}\n{run.stdout}\n{run.stderr}"
+    assert run.returncode == 0, output
+    points = SUMMARY.findall(run.stdout)
+    assert len(points) == 1 and float(points[0][1]) > 0, output
+
+
 # perf_analyzer's CSV header (2.41, `-f FILE --verbose-csv`) after its load column. hone's `bench --url --csv`
 # writes exactly these first, so tools that read perf_analyzer's CSV (Model Analyzer, scripts) read hone's.
 PERF_ANALYZER_COLUMNS = [

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -117,6 +118,31 @@ TEST(InferRequestCodec, MixedIntegersAndFractionsFillAFloatTensorInOrder) {
               "element 1 of 'data': expected an integer in [-2147483648, 2147483647] for INT32");
   ExpectError(R"({"inputs":[{"name":"x","shape":[2],"datatype":"INT64","data":[[1],[2],[3]]}]})",
               "expected 2 elements");
+}
+
+TEST(InferRequestCodec, NanAndInfinitiesAsTritonWritesThem) {
+  // perf_analyzer's random FP32 data holds them; Triton reads them (RapidJSON's NaN/Inf extension).
+  auto r = DecodeInferRequest(Body(R"({"inputs":[
+    {"name":"f","shape":[2,3],"datatype":"FP32","data":[[NaN,Infinity,-Infinity],[Inf,-Inf,1.5]]},
+    {"name":"d","shape":[2],"datatype":"FP64","data":[-NaN,2]},
+    {"name":"h","shape":[2],"datatype":"FP16","data":[-Infinity,NaN]},
+    {"name":"s","shape":[1],"datatype":"BYTES","data":["NaN"]}]})"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<float> f = Values<float>(r->request.inputs[0].tensor);
+  EXPECT_TRUE(std::isnan(f[0]));
+  EXPECT_EQ(std::vector<float>(f.begin() + 1, f.end()), (std::vector<float>{INFINITY, -INFINITY, INFINITY, -INFINITY, 1.5f}));
+  std::vector<double> d = Values<double>(r->request.inputs[1].tensor);
+  EXPECT_TRUE(std::isnan(d[0]));
+  EXPECT_EQ(d[1], 2.0);
+  std::vector<uint16_t> h = Values<uint16_t>(r->request.inputs[2].tensor);
+  EXPECT_EQ(client::HalfToFloat(h[0]), -INFINITY);
+  EXPECT_TRUE(std::isnan(client::HalfToFloat(h[1])));
+  // Only floating-point types take them, and a finite number that overflows the type is still an error.
+  ExpectError(R"({"inputs":[{"name":"x","shape":[2],"datatype":"INT32","data":[1,NaN]}]})",
+              "element 1 of 'data': expected an integer in [-2147483648, 2147483647] for INT32, got NaN");
+  ExpectError(R"({"inputs":[{"name":"x","shape":[1],"datatype":"FP32","data":[1e39]}]})",
+              "expected a number within the type's range for FP32, got 1e+39");
+  ExpectError(R"({"inputs":[{"name":"x","shape":[1],"datatype":"FP32","data":[Nan]}]})", "malformed JSON");
 }
 
 TEST(InferRequestCodec, ScalarAndEmptyShapes) {

@@ -1,0 +1,85 @@
+#include "client/json_nonfinite.h"
+
+#include <cctype>
+#include <limits>
+
+namespace hone::client {
+namespace {
+
+// A string no JSON document carries by accident: it starts with U+0000, which a sender has to escape on purpose.
+// What the parser hands back (decoded) and what QuoteNonFiniteLiterals writes (escaped).
+constexpr std::string_view kNanMarker("\0nan", 4);
+constexpr std::string_view kInfMarker("\0inf", 4);
+constexpr std::string_view kNegInfMarker("\0-inf", 5);
+constexpr std::string_view kNanJson = R"("\u0000nan")";
+constexpr std::string_view kInfJson = R"("\u0000inf")";
+constexpr std::string_view kNegInfJson = R"("\u0000-inf")";
+
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The length of the NaN/Inf/Infinity literal at the start of `s`, or 0.
+size_t LiteralLength(std::string_view s, bool* nan) {
+  size_t n = 0;
+  if (s.starts_with("NaN")) {
+    n = 3;
+    *nan = true;
+  } else if (s.starts_with("Infinity")) {
+    n = 8;
+  } else if (s.starts_with("Inf")) {
+    n = 3;
+  }
+  if (n == 0 || (n < s.size() && IsWordChar(s[n]))) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::optional<std::string> QuoteNonFiniteLiterals(std::string_view json) {
+  std::string out;
+  size_t copied = 0;  // json[copied, i) is still to be appended to out
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character, whatever it is, cannot end the string
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    const bool negative = c == '-' && i + 1 < json.size() && (json[i + 1] == 'N' || json[i + 1] == 'I');
+    if (c != 'N' && c != 'I' && !negative) continue;
+    bool nan = false;
+    const size_t length = LiteralLength(json.substr(i + (negative ? 1 : 0)), &nan);
+    if (length == 0) return std::nullopt;  // a stray capital: malformed in a way this does not fix
+    if (out.empty()) out.reserve(json.size() + 64);
+    out.append(json.substr(copied, i - copied));
+    out.append(nan ? kNanJson : negative ? kNegInfJson : kInfJson);
+    i += length + (negative ? 1 : 0) - 1;
+    copied = i + 1;
+  }
+  if (copied == 0) return std::nullopt;
+  out.append(json.substr(copied));
+  return out;
+}
+
+std::optional<double> NonFiniteFromMarker(std::string_view decoded) {
+  if (decoded == kNanMarker) return std::numeric_limits<double>::quiet_NaN();
+  if (decoded == kInfMarker) return std::numeric_limits<double>::infinity();
+  if (decoded == kNegInfMarker) return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
+}
+
+std::string_view NonFiniteLiteral(std::string_view decoded) {
+  if (decoded == kNanMarker) return "NaN";
+  if (decoded == kInfMarker) return "Infinity";
+  if (decoded == kNegInfMarker) return "-Infinity";
+  return {};
+}
+
+}  // namespace hone::client
