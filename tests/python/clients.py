@@ -202,6 +202,15 @@ class Inflight:
         return [got[i] for i in range(self.n)]
 
 
+def pending(server, model):
+    """The server's pending-request gauge for `model` (None when it has none)."""
+    from hone_server import http_get
+    from prometheus_text import parse, value
+
+    status, body, _ = http_get(server.metrics_url, "/metrics")
+    return value(parse(body.decode()), "nv_inference_pending_request_count", model=model) if status == 200 else None
+
+
 def wait_pending(server, model, n, timeout=30.0):
     """Waits until the server's pending-request gauge for `model` reaches n (requests have arrived)."""
     import time

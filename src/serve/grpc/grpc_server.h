@@ -6,9 +6,9 @@
 //   server->Shutdown(deadline);   // health keeps answering (ready: false) while in-flight requests drain
 //   grpc->Shutdown(deadline);     // then the front end stops
 //
-// Served: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer, ModelConfig,
-// ModelStatistics, RepositoryIndex, RepositoryModelLoad, RepositoryModelUnload. Other RPCs of Triton's service
-// (ModelStreamInfer, shared memory, trace and log settings) get UNIMPLEMENTED from gRPC. See inference_service.h
+// Served: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer, ModelStreamInfer
+// (stream_infer.h), ModelConfig, ModelStatistics, RepositoryIndex, RepositoryModelLoad, RepositoryModelUnload.
+// Other RPCs of Triton's service (shared memory, trace and log settings) get UNIMPLEMENTED from gRPC. See inference_service.h
 // for how requests are handled and why health never waits behind inference.
 #pragma once
 

@@ -1,6 +1,5 @@
 #include "serve/grpc/inference_service.h"
 
-#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -8,8 +7,9 @@
 
 #include "client/grpc_status.h"
 #include "client/model_version.h"
-#include "serve/grpc/infer_codec.h"
+#include "serve/grpc/infer_exchange.h"
 #include "serve/grpc/metadata_codec.h"
+#include "serve/grpc/stream_infer.h"
 
 namespace hone::serve::grpc_front {
 namespace {
@@ -102,14 +102,8 @@ Reactor* InferenceService::ModelInfer(Context* context, const inference::ModelIn
   LogVerbose(2, "gRPC: ModelInfer model '{}' version '{}' ({} input(s))", request->model_name(),
              request->model_version(), request->inputs_size());
   // The request's tensors borrow `messages->request` (the same object as *request); keep_alive owns it.
-  Result<InferenceRequest> converted = ToInferenceRequest(*request, messages);
+  Result<InferenceRequest> converted = ToServerRequest(std::move(messages), max_message_bytes_);
   if (!converted.ok()) return Finish(context, converted.status());
-
-  // Room for the response's own fields (names, shapes, the echoed id) beside the output bytes; the exact size is
-  // checked again once the response is encoded.
-  const int64_t reserve =
-      std::min<int64_t>(64 << 10, max_message_bytes_ / 16) + static_cast<int64_t>(request->id().size());
-  converted->max_response_bytes = static_cast<uint64_t>(std::max<int64_t>(max_message_bytes_ - reserve, 1));
 
   Reactor* reactor = context->DefaultReactor();
   in_flight_->Begin();
@@ -120,22 +114,16 @@ Reactor* InferenceService::ModelInfer(Context* context, const inference::ModelIn
   // the front end) and the shared in-flight count.
   server_.Infer(std::move(converted).value(), [this, reactor, response, in_flight = in_flight_](
                                                   Result<InferenceResponse> result) {
-    Status status = result.ok() ? ToModelInferResponse(*result, response) : result.status();
-    if (status.ok() && response->ByteSizeLong() > static_cast<size_t>(max_message_bytes_)) {
-      status = Status::ResourceExhausted(fmt::format(
-          "model '{}' version {}: the response message is {} bytes, more than the {} bytes gRPC may send (raise "
-          "hone serve --grpc-max-message-bytes)",
-          result->model_name, result->model_version, response->ByteSizeLong(), max_message_bytes_));
-    }
-    if (!status.ok() && result.ok()) {
-      LogWarning("gRPC ModelInfer '{}': response not sent: {}", result->id, status.message());
-      server_.RecordUndelivered(result->model_name, result->model_version);
-      response->Clear();
-    }
+    const Status status = FillInferResponse(server_, max_message_bytes_, result, response);
     reactor->Finish(client::ToGrpcStatus(status));
     in_flight->End();
   });
   return reactor;
+}
+
+::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
+InferenceService::ModelStreamInfer(Context*) {
+  return new StreamInferReactor({server_, max_message_bytes_, caller_runs_, in_flight_});
 }
 
 Reactor* InferenceService::ModelConfig(Context* context, const inference::ModelConfigRequest* request,

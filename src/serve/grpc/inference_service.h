@@ -53,6 +53,8 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
                          inference::ModelMetadataResponse* response) override;
   Reactor* ModelInfer(Context* context, const inference::ModelInferRequest* request,
                       inference::ModelInferResponse* response) override;
+  ::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>* ModelStreamInfer(
+      Context* context) override;
   Reactor* ModelConfig(Context* context, const inference::ModelConfigRequest* request,
                        inference::ModelConfigResponse* response) override;
   Reactor* ModelStatistics(Context* context, const inference::ModelStatisticsRequest* request,
