@@ -60,8 +60,9 @@ void StreamInferReactor::Handle(std::shared_ptr<InferCallMessages> messages) {
       response = std::move(error);
       response.set_error_message(status.message());
     }
+    Server& server = deps_.server;  // Answer may end the stream, and with it this reactor
     const bool queued = Answer(std::move(response));
-    if (!queued && result.ok() && status.ok()) deps_.server.RecordUndelivered(result->model_name, result->model_version);
+    if (!queued && result.ok() && status.ok()) server.RecordUndelivered(result->model_name, result->model_version);
     in_flight->End();
   });
 }
