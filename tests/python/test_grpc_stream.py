@@ -24,17 +24,23 @@ def stream_inputs(images: np.ndarray):
     return [x]
 
 
+def open_stream(serve, repo):
+    """A server with the bundled model, a client with a stream open on it, and the queue its answers land in."""
+    repo.add_fashion("fashion")
+    server = serve(repo.path)
+    results: queue.Queue = queue.Queue()
+    client = grpcclient.InferenceServerClient(server.grpc_url)
+    client.start_stream(callback=lambda result, error: results.put((result, error)))
+    return server, client, results
+
+
 def collect(results: queue.Queue, n: int, timeout: float = 60.0) -> list:
     return [results.get(timeout=timeout) for _ in range(n)]
 
 
 def test_many_requests_on_one_stream_each_answered_by_id(serve, repo):
-    repo.add_fashion("fashion")
-    server = serve(repo.path)
+    server, client, results = open_stream(serve, repo)
     images, reference = fashion_data()
-    results: queue.Queue = queue.Queue()
-    client = grpcclient.InferenceServerClient(server.grpc_url)
-    client.start_stream(callback=lambda result, error: results.put((result, error)))
     n = 64
     for i in range(n):  # sent back to back: several are in the server at once, and may batch
         client.async_stream_infer("fashion", stream_inputs(images[i:i + 1]), request_id=str(i),
@@ -52,12 +58,8 @@ def test_many_requests_on_one_stream_each_answered_by_id(serve, repo):
 
 
 def test_a_bad_request_gets_its_error_and_the_stream_goes_on(serve, repo):
-    repo.add_fashion("fashion")
-    server = serve(repo.path)
+    server, client, results = open_stream(serve, repo)
     images, reference = fashion_data()
-    results: queue.Queue = queue.Queue()
-    client = grpcclient.InferenceServerClient(server.grpc_url)
-    client.start_stream(callback=lambda result, error: results.put((result, error)))
     client.async_stream_infer("fashion", stream_inputs(images[:1]), request_id="good-1")
     wrong = grpcclient.InferInput("not_an_input", [1, 1, 28, 28], "FP32")
     wrong.set_data_from_numpy(images[:1])
