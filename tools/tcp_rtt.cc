@@ -3,15 +3,21 @@
 // each round trip. Nothing else runs: no protocol, no parsing, no model. A server's overhead at concurrency 1 can
 // only approach this figure, so scripts/compare-serve prints it beside its own.
 //
-//   tcp_rtt [--request-bytes N] [--response-bytes M] [--round-trips K] [--busy-poll]
+//   tcp_rtt [--request-bytes N] [--response-bytes M] [--round-trips K] [--busy-poll] [--cpus any|apart|same]
 //
 // Blocking reads by default, the way perf_analyzer, tritonclient and hone serve's front end wait: every message
 // wakes a sleeping thread. --busy-poll makes both threads spin on non-blocking reads instead, which shows what the
 // wake-ups cost (and would cost a core each to avoid).
-// Prints one JSON line: {"request_bytes":N,"response_bytes":M,"round_trips":K,"busy_poll":false,"p50_us":..,
+// --cpus pins the two threads: `apart` on two different CPUs (as a client and a server on their own cores, where
+// every message wakes a thread on the other CPU: in a virtual machine whose idle vCPUs halt, each such wake-up can
+// take tens of microseconds), `same` both on one CPU (a wake-up without an inter-processor interrupt); `any`, the
+// default, leaves placement to the scheduler, which on such a machine makes the p50 jump between the two.
+// Prints one JSON line: {"request_bytes":N,"response_bytes":M,"round_trips":K,"busy_poll":false,"cpus":"any","p50_us":..,
 // "p90_us":..,"p99_us":..}
 // Exit codes: 0 ok, 1 a socket call failed, 2 bad usage.
 #include <arpa/inet.h>
+#include <pthread.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -34,6 +40,7 @@ struct Args {
   size_t response_bytes = 300;  // about its response
   int round_trips = 20000;
   bool busy_poll = false;
+  std::string cpus = "any";  // any | apart | same
 };
 
 [[noreturn]] void Fail(const char* what) {
@@ -44,7 +51,7 @@ struct Args {
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
                "tcp_rtt: %s\nusage: tcp_rtt [--request-bytes N] [--response-bytes M] [--round-trips K] "
-               "[--busy-poll]\n",
+               "[--busy-poll] [--cpus any|apart|same]\n",
                why.c_str());
   std::exit(2);
 }
@@ -67,6 +74,12 @@ Args Parse(int argc, char** argv) {
       continue;
     }
     if (i + 1 >= argc) Usage(flag + " needs a value, or is not a flag");
+    if (flag == "--cpus") {
+      a.cpus = argv[++i];
+      if (a.cpus != "any" && a.cpus != "apart" && a.cpus != "same")
+        Usage("--cpus: '" + a.cpus + "' is not any, apart or same");
+      continue;
+    }
     const long v = PositiveNumber(argv[i], argv[i + 1]);
     ++i;
     if (flag == "--request-bytes") a.request_bytes = static_cast<size_t>(v);
@@ -102,6 +115,24 @@ void WriteAll(int fd, const char* buffer, size_t n) {
   }
 }
 
+// Pins the calling thread to the `index`-th CPU it may run on (wrapping around); a no-op for --cpus any.
+void PinTo(const std::string& cpus, int index) {
+  if (cpus == "any") return;
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) Fail("sched_getaffinity");
+  std::vector<int> ids;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &allowed)) ids.push_back(c);
+  if (cpus == "apart" && ids.size() < 2) {
+    errno = EINVAL;
+    Fail("--cpus apart needs two CPUs");
+  }
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(ids[static_cast<size_t>(cpus == "same" ? 0 : index) % ids.size()], &one);
+  if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) Fail("pthread_setaffinity_np");
+}
+
 void NoDelay(int fd) {
   const int one = 1;
   if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) Fail("setsockopt TCP_NODELAY");
@@ -123,6 +154,7 @@ int main(int argc, char** argv) {
   if (getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) != 0) Fail("getsockname");
 
   std::thread echo([&] {
+    PinTo(args.cpus, 1);
     const int fd = accept(listener, nullptr, nullptr);
     if (fd < 0) Fail("accept");
     NoDelay(fd);
@@ -132,6 +164,7 @@ int main(int argc, char** argv) {
     close(fd);
   });
 
+  PinTo(args.cpus, 0);
   const int client = socket(AF_INET, SOCK_STREAM, 0);
   if (client < 0) Fail("socket");
   if (connect(client, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) Fail("connect");
@@ -159,9 +192,9 @@ int main(int argc, char** argv) {
   std::sort(us.begin(), us.end());
   const auto at = [&](double q) { return us[std::min(us.size() - 1, static_cast<size_t>(q * us.size()))]; };
   std::printf(
-      "{\"request_bytes\":%zu,\"response_bytes\":%zu,\"round_trips\":%d,\"busy_poll\":%s,\"p50_us\":%.1f,"
-      "\"p90_us\":%.1f,\"p99_us\":%.1f}\n",
-      args.request_bytes, args.response_bytes, args.round_trips, args.busy_poll ? "true" : "false", at(0.50),
+      "{\"request_bytes\":%zu,\"response_bytes\":%zu,\"round_trips\":%d,\"busy_poll\":%s,\"cpus\":\"%s\","
+      "\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f}\n",
+      args.request_bytes, args.response_bytes, args.round_trips, args.busy_poll ? "true" : "false", args.cpus.c_str(), at(0.50),
       at(0.90), at(0.99));
   return 0;
 }
