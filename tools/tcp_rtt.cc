@@ -12,8 +12,8 @@
 // every message wakes a thread on the other CPU: in a virtual machine whose idle vCPUs halt, each such wake-up can
 // take tens of microseconds), `same` both on one CPU (a wake-up without an inter-processor interrupt); `any`, the
 // default, leaves placement to the scheduler, which on such a machine makes the p50 jump between the two.
-// Prints one JSON line: {"request_bytes":N,"response_bytes":M,"round_trips":K,"busy_poll":false,"cpus":"any","p50_us":..,
-// "p90_us":..,"p99_us":..}
+// Prints one JSON line: {"request_bytes":N,"response_bytes":M,"round_trips":K,"busy_poll":false,"cpus":"any",
+// "p50_us":..,"p90_us":..,"p99_us":..}
 // Exit codes: 0 ok, 1 a socket call failed, 2 bad usage.
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -194,7 +194,8 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"request_bytes\":%zu,\"response_bytes\":%zu,\"round_trips\":%d,\"busy_poll\":%s,\"cpus\":\"%s\","
       "\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f}\n",
-      args.request_bytes, args.response_bytes, args.round_trips, args.busy_poll ? "true" : "false", args.cpus.c_str(), at(0.50),
+      args.request_bytes, args.response_bytes, args.round_trips, args.busy_poll ? "true" : "false", args.cpus.c_str(),
+      at(0.50),
       at(0.90), at(0.99));
   return 0;
 }

@@ -23,12 +23,8 @@ Status Bad(std::string message) { return Status::InvalidArgument("server reply: 
 
 Result<element> Parse(simdjson::dom::parser& parser, const char* data, size_t size, size_t readable) {
   element root;
-  const bool in_place = readable >= size + simdjson::SIMDJSON_PADDING;
-  if (auto error = parser.parse(data, size, !in_place).get(root)) {
-    // NaN, Infinity and -Infinity in output data, as Triton and hone serve write them (json_nonfinite.h).
-    std::optional<std::string> quoted = QuoteNonFiniteLiterals(std::string_view(data, size));
-    if (!quoted || parser.parse(*quoted).get(root)) return Bad("malformed JSON: " + std::string(simdjson::error_message(error)));
-  }
+  if (Status s = ParseJsonDocument(parser, data, size, readable, &root); !s.ok())
+    return Bad("malformed JSON: " + s.message());
   return root;
 }
 

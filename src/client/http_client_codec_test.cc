@@ -26,7 +26,8 @@ TEST(ClientCodec, ErrorsAndMalformedReplies) {
 
 TEST(ClientCodec, NanAndInfinitiesInOutputsReadBack) {
   // As Triton and hone serve write non-finite outputs in JSON.
-  const std::string json = R"({"model_name":"m","outputs":[{"name":"o","datatype":"FP32","shape":[3],"data":[NaN,Infinity,-Infinity]}]})";
+  const std::string json =
+      R"({"model_name":"m","outputs":[{"name":"o","datatype":"FP32","shape":[3],"data":[NaN,Infinity,-Infinity]}]})";
   auto r = DecodeInferResponse(std::as_bytes(std::span(json)), json.size(), json.size());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->outputs.size(), 1u);

@@ -1,5 +1,7 @@
 #include "client/json_nonfinite.h"
 
+#include <simdjson.h>
+
 #include <array>
 #include <cctype>
 #include <limits>
@@ -74,6 +76,16 @@ std::optional<std::string> QuoteNonFiniteLiterals(std::string_view json) {
   if (copied == 0) return std::nullopt;
   out.append(json.substr(copied));
   return out;
+}
+
+Status ParseJsonDocument(simdjson::dom::parser& parser, const char* json, size_t size, size_t readable,
+                         simdjson::dom::element* root) {
+  const bool in_place = readable >= size + simdjson::SIMDJSON_PADDING;
+  const simdjson::error_code error = parser.parse(json, size, !in_place).get(*root);
+  if (!error) return Status::Ok();
+  std::optional<std::string> quoted = QuoteNonFiniteLiterals(std::string_view(json, size));
+  if (quoted && !parser.parse(*quoted).get(*root)) return Status::Ok();
+  return Status::InvalidArgument(simdjson::error_message(error));
 }
 
 std::optional<double> NonFiniteFromMarker(std::string_view decoded) {

@@ -213,16 +213,11 @@ Result<Tensor> BytesTensor(const InputHeader& in, std::span<const std::byte> bin
 }
 
 Result<element> ParseJson(const InferBody& body, size_t json_size, simdjson::dom::parser& parser) {
-  const auto* text = reinterpret_cast<const uint8_t*>(body.bytes.data());
-  const bool in_place = body.readable >= json_size + simdjson::SIMDJSON_PADDING;
   element root;
-  if (auto error = parser.parse(text, json_size, !in_place).get(root)) {
-    // Triton's NaN, Infinity and -Infinity, which perf_analyzer's random data holds (json_nonfinite.h).
-    std::optional<std::string> quoted =
-        client::QuoteNonFiniteLiterals(std::string_view(reinterpret_cast<const char*>(text), json_size));
-    if (!quoted || parser.parse(*quoted).get(root))
-      return Bad("malformed JSON in the inference request: " + std::string(simdjson::error_message(error)));
-  }
+  if (Status s = client::ParseJsonDocument(parser, reinterpret_cast<const char*>(body.bytes.data()), json_size,
+                                           body.readable, &root);
+      !s.ok())
+    return Bad("malformed JSON in the inference request: " + s.message());
   if (root.type() != element_type::OBJECT) return Bad("the inference request must be a JSON object");
   return root;
 }

@@ -130,7 +130,8 @@ TEST(InferRequestCodec, NanAndInfinitiesAsTritonWritesThem) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   std::vector<float> f = Values<float>(r->request.inputs[0].tensor);
   EXPECT_TRUE(std::isnan(f[0]));
-  EXPECT_EQ(std::vector<float>(f.begin() + 1, f.end()), (std::vector<float>{INFINITY, -INFINITY, INFINITY, -INFINITY, 1.5f}));
+  EXPECT_EQ(std::vector<float>(f.begin() + 1, f.end()),
+            (std::vector<float>{INFINITY, -INFINITY, INFINITY, -INFINITY, 1.5f}));
   std::vector<double> d = Values<double>(r->request.inputs[1].tensor);
   EXPECT_TRUE(std::isnan(d[0]));
   EXPECT_EQ(d[1], 2.0);
