@@ -16,19 +16,19 @@ namespace {
 
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
-struct AtomicDuration {
-  std::atomic<uint64_t> count{0};
-  std::atomic<uint64_t> ns{0};
+struct Duration {
+  uint64_t count = 0;
+  uint64_t ns = 0;
 
   void Add(uint64_t duration_ns) {
-    count.fetch_add(1, kRelaxed);
-    ns.fetch_add(duration_ns, kRelaxed);
+    ++count;
+    ns += duration_ns;
   }
-  client::DurationStat Load() const { return {count.load(kRelaxed), ns.load(kRelaxed)}; }
+  client::DurationStat Load() const { return {count, ns}; }
 };
 
 struct BatchSlot {
-  AtomicDuration input, infer, output;
+  Duration input, infer, output;
 };
 
 uint64_t NowUnixMs() {
@@ -45,15 +45,22 @@ double Seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
 struct ModelStats::Impl {
   std::string name;
   int64_t version = 0;
-  std::atomic<uint64_t> last_inference_ms{0}, inference_count{0}, execution_count{0};
-  AtomicDuration success, fail, queue, compute_input, compute_infer, compute_output;
-  std::atomic<int64_t> pending{0};
-  // Slot b - 1 holds batch size b, for every size up to max_batch_size (1 without batching; at most 1024):
-  // recording is two relaxed atomic adds per phase, no lock. Larger sizes go to `overflow`, under a lock.
+  // Requests and executions are each recorded and read under their own lock, so that a snapshot never holds a
+  // request or a batch half recorded: perf_analyzer differences two snapshots and aborts ("Server side statistics
+  // compute counts must be the same") when compute_input, compute_infer and compute_output counts disagree, which
+  // torn reads of separate atomics made happen now and then. A lock per request and per batch, rarely contended.
+  mutable std::mutex requests_mu;
+  uint64_t last_inference_ms = 0;                              // guarded by requests_mu
+  uint64_t inference_count = 0;                                // guarded by requests_mu
+  Duration success, fail, queue, compute_input, compute_infer, compute_output;  // guarded by requests_mu
+  mutable std::mutex executions_mu;
+  uint64_t execution_count = 0;  // guarded by executions_mu
+  // Slot b - 1 holds batch size b, for every size up to max_batch_size (1 without batching; at most 1024); larger
+  // sizes go to `overflow`. Both guarded by executions_mu.
   std::unique_ptr<BatchSlot[]> slots;
   int64_t slot_count = 0;
-  mutable std::mutex overflow_mu;
-  std::map<int64_t, BatchSlot> overflow;  // guarded by overflow_mu
+  std::map<int64_t, BatchSlot> overflow;
+  std::atomic<int64_t> pending{0};
   std::shared_ptr<ModelMetrics> metrics;  // null without a registry
 };
 
@@ -73,13 +80,17 @@ ModelStats::~ModelStats() = default;
 void ModelStats::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, uint64_t compute_input_ns,
                                uint64_t compute_infer_ns, uint64_t compute_output_ns, int64_t rows) {
   Impl& s = *impl_;
-  s.success.Add(request_ns);
-  s.queue.Add(queue_ns);
-  s.compute_input.Add(compute_input_ns);
-  s.compute_infer.Add(compute_infer_ns);
-  s.compute_output.Add(compute_output_ns);
-  s.inference_count.fetch_add(static_cast<uint64_t>(rows), kRelaxed);
-  s.last_inference_ms.store(NowUnixMs(), kRelaxed);
+  const uint64_t now_ms = NowUnixMs();
+  {
+    std::lock_guard lock(s.requests_mu);
+    s.success.Add(request_ns);
+    s.queue.Add(queue_ns);
+    s.compute_input.Add(compute_input_ns);
+    s.compute_infer.Add(compute_infer_ns);
+    s.compute_output.Add(compute_output_ns);
+    s.inference_count += static_cast<uint64_t>(rows);
+    s.last_inference_ms = now_ms;
+  }
   if (ModelMetrics* m = s.metrics.get()) {
     m->request_success.Increment();
     m->inference_count.Increment(static_cast<double>(rows));
@@ -95,25 +106,26 @@ void ModelStats::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, uint64_t 
 }
 
 void ModelStats::RecordFailure(uint64_t request_ns) {
-  impl_->fail.Add(request_ns);
-  impl_->last_inference_ms.store(NowUnixMs(), kRelaxed);
+  const uint64_t now_ms = NowUnixMs();
+  {
+    std::lock_guard lock(impl_->requests_mu);
+    impl_->fail.Add(request_ns);
+    impl_->last_inference_ms = now_ms;
+  }
   if (ModelMetrics* m = impl_->metrics.get()) m->request_failure.Increment();
 }
 
 void ModelStats::RecordExecution(int64_t batch_size, uint64_t compute_input_ns, uint64_t compute_infer_ns,
                                  uint64_t compute_output_ns) {
   Impl& s = *impl_;
-  s.execution_count.fetch_add(1, kRelaxed);
-  auto record = [&](BatchSlot& slot) {
+  {
+    std::lock_guard lock(s.executions_mu);
+    ++s.execution_count;
+    BatchSlot& slot = batch_size >= 1 && batch_size <= s.slot_count ? s.slots[static_cast<size_t>(batch_size - 1)]
+                                                                     : s.overflow[batch_size];
     slot.input.Add(compute_input_ns);
     slot.infer.Add(compute_infer_ns);
     slot.output.Add(compute_output_ns);
-  };
-  if (batch_size >= 1 && batch_size <= s.slot_count) {
-    record(s.slots[static_cast<size_t>(batch_size - 1)]);
-  } else {
-    std::lock_guard lock(s.overflow_mu);
-    record(s.overflow[batch_size]);
   }
   if (ModelMetrics* m = s.metrics.get()) {
     m->execution_count.Increment();
@@ -131,23 +143,26 @@ client::ModelStatsSnapshot ModelStats::Snapshot() const {
   client::ModelStatsSnapshot snap;
   snap.name = s.name;
   snap.version = s.version;
-  snap.last_inference_ms = s.last_inference_ms.load(kRelaxed);
-  snap.inference_count = s.inference_count.load(kRelaxed);
-  snap.execution_count = s.execution_count.load(kRelaxed);
-  snap.success = s.success.Load();
-  snap.fail = s.fail.Load();
-  snap.queue = s.queue.Load();
-  snap.compute_input = s.compute_input.Load();
-  snap.compute_infer = s.compute_infer.Load();
-  snap.compute_output = s.compute_output.Load();
+  {
+    std::lock_guard lock(s.requests_mu);
+    snap.last_inference_ms = s.last_inference_ms;
+    snap.inference_count = s.inference_count;
+    snap.success = s.success.Load();
+    snap.fail = s.fail.Load();
+    snap.queue = s.queue.Load();
+    snap.compute_input = s.compute_input.Load();
+    snap.compute_infer = s.compute_infer.Load();
+    snap.compute_output = s.compute_output.Load();
+  }
   snap.pending = s.pending.load(kRelaxed);
   auto add = [&](int64_t size, const BatchSlot& slot) {
-    if (slot.input.count.load(kRelaxed) == 0) return;
+    if (slot.input.count == 0) return;
     snap.batch_stats.push_back({size, slot.input.Load(), slot.infer.Load(), slot.output.Load()});
   };
-  for (int64_t b = 1; b <= s.slot_count; ++b) add(b, s.slots[static_cast<size_t>(b - 1)]);
   {
-    std::lock_guard lock(s.overflow_mu);
+    std::lock_guard lock(s.executions_mu);
+    snap.execution_count = s.execution_count;
+    for (int64_t b = 1; b <= s.slot_count; ++b) add(b, s.slots[static_cast<size_t>(b - 1)]);
     for (const auto& [size, slot] : s.overflow) add(size, slot);
   }
   // Overflow sizes are all outside [1, slot_count]; keep the whole list ascending.

@@ -1,7 +1,7 @@
 // Statistics for one model version, fed by its scheduler, read by the statistics endpoint (Triton's statistics
 // extension; the snapshot is the protocol's type, client/model_stats.h) and by /metrics. Recording is thread-safe
-// and cheap (atomics and per-batch-size slots); a snapshot is consistent enough for monitoring (each counter is
-// exact; counters are not read under one lock).
+// and cheap (a short lock per request and per batch); a snapshot never holds a request or a batch half recorded
+// (perf_analyzer checks that the compute counts agree), though requests and executions are read apart.
 #pragma once
 
 #include <atomic>

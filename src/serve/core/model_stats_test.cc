@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -78,6 +79,40 @@ TEST(ModelStatsTest, ConcurrentRecordingLosesNothing) {
   for (const auto& b : s.batch_stats) executions += b.compute_input.count;
   EXPECT_EQ(executions, 40000u);
   EXPECT_EQ(s.pending, 0);
+}
+
+TEST(ModelStatsTest, SnapshotsNeverShowARequestOrABatchHalfRecorded) {
+  // perf_analyzer aborts when the compute counts of two snapshots' difference disagree; record from two threads
+  // while a third reads.
+  ModelStats stats("m", 1, 4, nullptr);
+  std::atomic<bool> done{false};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 2; ++t) {
+    writers.emplace_back([&] {
+      for (int i = 0; i < 20000; ++i) {
+        stats.RecordExecution(1 + i % 4, 1, 2, 3);
+        stats.RecordSuccess(10, 1, 1, 2, 3, 1);
+      }
+    });
+  }
+  int torn = 0;
+  std::thread reader([&] {
+    while (!done.load()) {
+      client::ModelStatsSnapshot s = stats.Snapshot();
+      if (s.compute_input.count != s.compute_infer.count || s.compute_infer.count != s.compute_output.count ||
+          s.success.count != s.compute_input.count || s.queue.count != s.success.count)
+        ++torn;
+      for (const client::BatchSizeStats& b : s.batch_stats)
+        if (b.compute_input.count != b.compute_infer.count || b.compute_infer.count != b.compute_output.count) ++torn;
+    }
+  });
+  for (auto& w : writers) w.join();
+  done = true;
+  reader.join();
+  EXPECT_EQ(torn, 0);
+  client::ModelStatsSnapshot s = stats.Snapshot();
+  EXPECT_EQ(s.compute_infer.count, 40000u);
+  EXPECT_EQ(s.execution_count, 40000u);
 }
 
 }  // namespace
