@@ -151,6 +151,16 @@ std::string Summary(const TuneState& state, const FinalCheck& final_check, int e
     text += fmt::format("  final / baseline score: {:.2f}x, measured apart (the run's noise: +-{:.0f}%) ({})\n", ratio,
                         100 * state.noise_seen, state.incumbent.Describe());
   }
+  const Candidate& chosen = state.incumbent;
+  if (chosen.dynamic_batching && chosen.max_batch_size > 0 && chosen.max_queue_delay_us > 0) {
+    // The objective is met at the SLO's load; below it the chosen wait is paid in full, which the figures above
+    // do not show.
+    text += fmt::format(
+        "  note: with Triton's timing a batch waits up to {} us to fill: at the SLO's load batches fill first, but a "
+        "request that arrives alone waits the whole {} us (hone.batch_timing work_conserving in the repository's "
+        "config.pbtxt never waits while an instance is free)\n",
+        chosen.max_queue_delay_us, chosen.max_queue_delay_us);
+  }
   text += "  outputs: " + final_check.outputs_detail + "\n";
   for (const StageRecord& s : state.stages) {
     text += fmt::format("  stage {} {:<10} {:<8} {}\n", s.index, s.name, s.status, s.reason);
