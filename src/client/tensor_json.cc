@@ -108,7 +108,7 @@ class ElementSink {
           *v = *special;
           return Status::Ok();
         }
-        return Fail(e, "a number");
+        [[fallthrough]];
       default: return Fail(e, "a number");
     }
   }

@@ -4,7 +4,6 @@
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 
-#include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -55,11 +54,7 @@ struct ModelStats::Impl {
   Duration success, fail, queue, compute_input, compute_infer, compute_output;  // guarded by requests_mu
   mutable std::mutex executions_mu;
   uint64_t execution_count = 0;  // guarded by executions_mu
-  // Slot b - 1 holds batch size b, for every size up to max_batch_size (1 without batching; at most 1024); larger
-  // sizes go to `overflow`. Both guarded by executions_mu.
-  std::unique_ptr<BatchSlot[]> slots;
-  int64_t slot_count = 0;
-  std::map<int64_t, BatchSlot> overflow;
+  std::map<int64_t, BatchSlot> by_batch_size;  // guarded by executions_mu; ascending, as the protocol lists them
   std::atomic<int64_t> pending{0};
   std::shared_ptr<ModelMetrics> metrics;  // null without a registry
 };
@@ -68,9 +63,6 @@ ModelStats::ModelStats(std::string name, int64_t version, int64_t max_batch_size
     : impl_(std::make_unique<Impl>()) {
   impl_->name = std::move(name);
   impl_->version = version;
-  // Slots for every size up to 1024; larger models' rarer big sizes go to the locked overflow map.
-  impl_->slot_count = std::clamp<int64_t>(max_batch_size, 1, 1024);
-  impl_->slots = std::make_unique<BatchSlot[]>(static_cast<size_t>(impl_->slot_count));
   if (metrics) impl_->metrics = metrics->ForModel(impl_->name, version, max_batch_size);
 }
 
@@ -121,8 +113,7 @@ void ModelStats::RecordExecution(int64_t batch_size, uint64_t compute_input_ns, 
   {
     std::lock_guard lock(s.executions_mu);
     ++s.execution_count;
-    BatchSlot& slot = batch_size >= 1 && batch_size <= s.slot_count ? s.slots[static_cast<size_t>(batch_size - 1)]
-                                                                     : s.overflow[batch_size];
+    BatchSlot& slot = s.by_batch_size[batch_size];
     slot.input.Add(compute_input_ns);
     slot.infer.Add(compute_infer_ns);
     slot.output.Add(compute_output_ns);
@@ -155,21 +146,12 @@ client::ModelStatsSnapshot ModelStats::Snapshot() const {
     snap.compute_output = s.compute_output.Load();
   }
   snap.pending = s.pending.load(kRelaxed);
-  auto add = [&](int64_t size, const BatchSlot& slot) {
-    if (slot.input.count == 0) return;
-    snap.batch_stats.push_back({size, slot.input.Load(), slot.infer.Load(), slot.output.Load()});
-  };
   {
     std::lock_guard lock(s.executions_mu);
     snap.execution_count = s.execution_count;
-    for (int64_t b = 1; b <= s.slot_count; ++b) add(b, s.slots[static_cast<size_t>(b - 1)]);
-    for (const auto& [size, slot] : s.overflow) add(size, slot);
+    for (const auto& [size, slot] : s.by_batch_size)
+      snap.batch_stats.push_back({size, slot.input.Load(), slot.infer.Load(), slot.output.Load()});
   }
-  // Overflow sizes are all outside [1, slot_count]; keep the whole list ascending.
-  std::sort(snap.batch_stats.begin(), snap.batch_stats.end(),
-            [](const client::BatchSizeStats& a, const client::BatchSizeStats& b) {
-              return a.batch_size < b.batch_size;
-            });
   return snap;
 }
 

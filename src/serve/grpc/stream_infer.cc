@@ -8,6 +8,21 @@
 
 namespace hone::serve::grpc_front {
 
+namespace {
+
+// The answer to `request` that failed with `status`: its id, model and version, and the error's message.
+inference::ModelStreamInferResponse ErrorAnswer(const inference::ModelInferRequest& request, const Status& status) {
+  inference::ModelStreamInferResponse answer;
+  answer.set_error_message(status.message());
+  inference::ModelInferResponse* response = answer.mutable_infer_response();
+  response->set_model_name(request.model_name());
+  response->set_model_version(request.model_version());
+  response->set_id(request.id());
+  return answer;
+}
+
+}  // namespace
+
 StreamInferReactor::StreamInferReactor(StreamInferDeps deps) : deps_(std::move(deps)) { ReadNext(); }
 
 void StreamInferReactor::ReadNext() {
@@ -37,29 +52,22 @@ void StreamInferReactor::Handle(std::shared_ptr<InferCallMessages> messages) {
   const inference::ModelInferRequest& message = messages->request;
   LogVerbose(2, "gRPC: ModelStreamInfer model '{}' version '{}' ({} input(s))", message.model_name(),
              message.model_version(), message.inputs_size());
-  Response error;
-  error.mutable_infer_response()->set_model_name(message.model_name());
-  error.mutable_infer_response()->set_model_version(message.model_version());
-  error.mutable_infer_response()->set_id(message.id());
-  Result<InferenceRequest> request = ToServerRequest(std::move(messages), deps_.max_message_bytes);
+  Result<InferenceRequest> request = ToServerRequest(messages, deps_.max_message_bytes);
   if (!request.ok()) {
-    error.set_error_message(request.status().message());
-    Answer(std::move(error));
+    Answer(ErrorAnswer(message, request.status()));
     return;
   }
   deps_.in_flight->Begin();
   CallerRunSlots::Held slot(deps_.caller_runs);
   request->may_run_on_caller = slot.held();
   // Runs once, on whichever thread the server completes the request on (or inline here).
-  deps_.server.Infer(std::move(request).value(), [this, error = std::move(error), in_flight = deps_.in_flight](
-                                                     Result<InferenceResponse> result) mutable {
+  // `messages` (the request's id and model, for an error's answer) is shared with the request's keep_alive.
+  deps_.server.Infer(std::move(request).value(), [this, messages = std::move(messages), in_flight = deps_.in_flight](
+                                                     Result<InferenceResponse> result) {
     Response response;
     const Status status =
         FillInferResponse(deps_.server, deps_.max_message_bytes, result, response.mutable_infer_response());
-    if (!status.ok()) {
-      response = std::move(error);
-      response.set_error_message(status.message());
-    }
+    if (!status.ok()) response = ErrorAnswer(messages->request, status);
     Server& server = deps_.server;  // Answer may end the stream, and with it this reactor
     const bool queued = Answer(std::move(response));
     if (!queued && result.ok() && status.ok()) server.RecordUndelivered(result->model_name, result->model_version);
