@@ -68,13 +68,22 @@ GenerationRequest Greedy(std::string prompt, int64_t max_tokens) {
   return r;
 }
 
+// The tokens of `request` (ignore_eos, with max_tokens) run alone on a fresh engine. It must run to its length:
+// the tests compare these tokens with others, and two empty lists (a request that failed or stopped at once) would
+// compare equal.
 std::vector<int64_t> Alone(const EngineOptions& options, const GenerationRequest& request) {
   auto engine = Engine::Open(options);
   EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+  if (!engine.ok()) return {};
   Collector c;
   auto handle = (*engine)->Submit(request, c.Callback());
   EXPECT_TRUE(handle.ok()) << handle.status().ToString();
+  if (!handle.ok()) return {};
   c.Wait();
+  EXPECT_TRUE(request.ignore_eos && request.max_tokens) << "Alone runs requests to their length";
+  EXPECT_TRUE(c.finish == FinishReason::kLength) << c.error.ToString();
+  EXPECT_EQ(c.tokens.size(), static_cast<size_t>(request.max_tokens.value_or(0)));
+  EXPECT_EQ(c.completion_tokens, request.max_tokens.value_or(0));
   return c.tokens;
 }
 
@@ -147,18 +156,58 @@ TEST(EngineTest, ChunkedPrefillGivesTheTokensOfAWholePrompt) {
   EXPECT_EQ(Alone(chunked, Greedy(kPrompts[1], 10)), Alone(whole, Greedy(kPrompts[1], 10)));
 }
 
+// Holds the engine thread inside an update callback until the test opens it (updates run on the engine thread).
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool reached = false, open = false;
+
+  // On the engine thread: says it got here, and waits to be let go.
+  void Hold() {
+    std::unique_lock lock(mu);
+    reached = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return open; });
+  }
+  bool WaitReached() {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(60), [&] { return reached; });
+  }
+  void Open() {
+    {
+      std::lock_guard lock(mu);
+      open = true;
+    }
+    cv.notify_all();
+  }
+};
+
 TEST(EngineTest, CancellingFreesTheBlocksAtTheNextStep) {
+  Gate gate;  // outlives the engine, whose thread may wait in it
   auto engine = Engine::Open(Tiny());
   ASSERT_TRUE(engine.ok());
+  // Opened before the engine stops, whatever assertion returns early: its thread may be held in the gate.
+  struct OpenOnExit {
+    Gate& gate;
+    ~OpenOnExit() { gate.Open(); }
+  } open_on_exit{gate};
   Collector c;
-  auto handle = (*engine)->Submit(Ids(20, 200), c.Callback());
+  // The second token's update holds the engine until the request is cancelled, so the engine cannot run on to
+  // max_tokens however late this thread gets to Cancel.
+  UpdateCallback collect = c.Callback();
+  auto handle = (*engine)->Submit(Ids(20, 200), [&](const GenerationUpdate& u) {
+    collect(u);
+    if (u.new_token && u.completion_tokens == 2) gate.Hold();
+  });
   ASSERT_TRUE(handle.ok()) << handle.status().ToString();
-  c.WaitTokens(2);
+  ASSERT_TRUE(gate.WaitReached());
   EXPECT_GT((*engine)->Stats().kv_blocks_reserved, 0);
   (*handle)->Cancel();
+  gate.Open();
   c.Wait();
   EXPECT_EQ(*c.finish, FinishReason::kCancelled);
-  EXPECT_LT(c.tokens.size(), 200u);
+  EXPECT_EQ(c.tokens.size(), 2u);  // the step after the cancel ends it: no token after the second
+  EXPECT_EQ(c.updates_after_finish, 0);
   ExpectNoBlocksReserved(**engine);
 }
 
