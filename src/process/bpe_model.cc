@@ -5,6 +5,13 @@
 #include <vector>
 
 namespace hone::process {
+namespace {
+
+thread_local uint64_t pair_lookups = 0;  // BpeModel::PairLookupsOnThisThread
+
+}  // namespace
+
+uint64_t BpeModel::PairLookupsOnThisThread() { return pair_lookups; }
 
 Result<std::unique_ptr<Model>> BpeModel::FromJson(const Json& json, std::string_view path) {
   std::unique_ptr<BpeModel> m(new BpeModel());
@@ -136,12 +143,14 @@ Status BpeModel::Tokenize(std::string_view word, std::vector<Token>* out) const 
     bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
   };
   std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> queue;
+  uint64_t lookups = symbols.size() - 1;  // counted here and added once: the loop below stays free of TLS
   for (size_t i = 0; i + 1 < symbols.size(); ++i) {
     if (const Merge* m = FindMerge(symbols[i].id, symbols[i + 1].id)) {
       queue.push({m->rank, static_cast<int>(i), m->new_id});
     }
   }
   while (!queue.empty()) {
+    ++lookups;  // the candidate's pair, looked up again below (or skipped as dead: as much work)
     const Candidate top = queue.top();
     queue.pop();
     Symbol& left = symbols[top.pos];
@@ -154,12 +163,15 @@ Status BpeModel::Tokenize(std::string_view word, std::vector<Token>* out) const 
     left.next = right.next;
     if (right.next >= 0) symbols[right.next].prev = top.pos;
     if (left.prev >= 0) {
+      ++lookups;
       if (const Merge* m = FindMerge(symbols[left.prev].id, left.id)) queue.push({m->rank, left.prev, m->new_id});
     }
     if (left.next >= 0) {
+      ++lookups;
       if (const Merge* m = FindMerge(left.id, symbols[left.next].id)) queue.push({m->rank, top.pos, m->new_id});
     }
   }
+  pair_lookups += lookups;
   for (const Symbol& s : symbols) {
     if (s.dead) continue;
     out->push_back({s.id, std::string(vocab_.Token(s.id).value_or(""))});

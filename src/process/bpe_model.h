@@ -26,6 +26,11 @@ class BpeModel final : public Model {
   std::optional<std::string_view> IdToToken(int64_t id) const override { return vocab_.Token(id); }
   size_t VocabSize() const override { return vocab_.size(); }
 
+  // Pairs of adjacent symbols Tokenize has looked up in the merges on the calling thread so far: the work words
+  // cost, which tests bound without a clock (a word of n characters takes O(n) lookups here; a merge loop that
+  // rescanned the word after each merge would take O(n^2)).
+  static uint64_t PairLookupsOnThisThread();
+
  private:
   struct Merge {
     uint32_t rank;

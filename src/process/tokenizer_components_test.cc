@@ -2,6 +2,7 @@
 // gives. Expected ids were checked against tokenizers 0.22.1.
 #include <nlohmann/json.hpp>
 
+#include "process/bpe_model.h"
 #include "process/byte_level.h"
 #include "process/tokenizer.h"
 #include "process/tokenizer_regex.h"
@@ -66,10 +67,17 @@ TEST(BpeTest, IgnoreMergesTakesWholeWordsFromTheVocabulary) {
 }
 
 TEST(BpeTest, LongWordStaysFast) {
-  // 200,000 characters in one word: the merge queue keeps this O(n log n).
+  // 200,000 characters in one word: the merge queue keeps this O(n log n). The bound is on the work, counted in
+  // pair lookups, not on time. With n symbols there are n - 1 lookups at first, at most n - 1 merges, two lookups
+  // and two pushes after each, and one lookup a pop (n - 1 + 2 merges pops): at most 7n. A loop that rescanned the
+  // word after each of its 100,000 merges would make billions.
   const std::string word(200000, 'a');
+  const uint64_t before = BpeModel::PairLookupsOnThisThread();
   const auto ids = Ids(TokenizerJson(Bpe("null", false, false, false, kListMerges)), word);
+  const uint64_t lookups = BpeModel::PairLookupsOnThisThread() - before;
   EXPECT_EQ(ids.size(), 100000u);
+  EXPECT_GE(lookups, word.size() - 1);  // every adjacent pair once at least
+  EXPECT_LE(lookups, 7 * word.size());
 }
 
 TEST(SplitTest, Behaviours) {
