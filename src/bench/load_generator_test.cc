@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 namespace hone::bench {
 namespace {
@@ -121,8 +125,32 @@ TEST(LoadGeneratorTest, OpenLoopCountsQueueingFromIntendedTime) {
   EXPECT_NE(r->verdicts.back().recommendation.find("--rate"), std::string::npos);
 }
 
-TEST(LoadGeneratorTest, OpenLoopAtAnEasyRateAchievesIt) {
-  SlowTarget target(std::chrono::microseconds(100));
+// Records when each call came, and counts them.
+class CountingTarget : public Target {
+ public:
+  Status Infer(std::span<const Tensor>) override {
+    std::lock_guard lock(mu_);
+    calls_.push_back(std::chrono::steady_clock::now());
+    return Status::Ok();
+  }
+  std::string Describe() const override { return "counting"; }
+  std::vector<std::chrono::steady_clock::time_point> Calls() {
+    std::lock_guard lock(mu_);
+    std::vector<std::chrono::steady_clock::time_point> calls = calls_;
+    std::sort(calls.begin(), calls.end());
+    return calls;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::chrono::steady_clock::time_point> calls_;
+};
+
+// What the open loop does whatever the machine's speed (how close it comes to the rate depends on how busy the
+// machine is, so that is not asserted): the k-th request goes no earlier than k / rate after the start, every one
+// sent is answered and counted once, and the reported rate is what was sent.
+TEST(LoadGeneratorTest, OpenLoopNeverSendsAheadOfItsScheduleAndCountsWhatItSent) {
+  CountingTarget target;
   BenchPoint point;
   point.mode = LoadMode::kOpenLoop;
   point.rate = 100;
@@ -131,20 +159,52 @@ TEST(LoadGeneratorTest, OpenLoopAtAnEasyRateAchievesIt) {
   load.arrival = ArrivalProcess::kConstant;
   RunLength run = QuickRun();
   run.window_s = 0.3;
+  const auto t0 = std::chrono::steady_clock::now();  // the schedule starts after this
   auto r = MeasurePoint(target, OneRequest(), point, run, load);
   ASSERT_TRUE(r.ok());
-  EXPECT_NEAR(r->achieved_rate(), 100, 20);
-  EXPECT_NEAR(r->throughput_rps(), 100, 20);
+  const std::vector<std::chrono::steady_clock::time_point> calls = target.Calls();
+  ASSERT_FALSE(calls.empty());
+  for (size_t k = 1; k <= calls.size(); ++k) {
+    const auto due = t0 + std::chrono::nanoseconds(static_cast<int64_t>(k) * 1'000'000'000 / 100) -
+                     std::chrono::nanoseconds(1);  // the schedule rounds to the nanosecond
+    ASSERT_GE(calls[k - 1], due) << "request " << k << " went " << (due - calls[k - 1]).count() << " ns early";
+  }
+  EXPECT_EQ(r->errors, 0u);
+  EXPECT_EQ(r->errors_anywhere, 0u);
+  EXPECT_GT(r->started, 0u);
+  EXPECT_LE(r->started, calls.size());  // the windows' sends are among the target's calls
+  // Sends and completions differ only by the requests in flight at the windows' two ends, at most one a worker.
+  EXPECT_LE(r->requests, r->started + load.open_loop_workers);
+  EXPECT_LE(r->started, r->requests + load.open_loop_workers);
+  EXPECT_EQ(r->latency.count(), r->requests);
+  EXPECT_DOUBLE_EQ(r->achieved_rate(), static_cast<double>(r->started) / r->duration_s);
 }
 
+// How many requests a null target sees is this machine's speed; that each is counted once is not.
 TEST(LoadGeneratorTest, NullTargetMeasuresTheGeneratorAlone) {
-  NullTarget target;
+  struct CountingNullTarget : NullTarget {
+    Status Infer(std::span<const Tensor> inputs) override {
+      ++calls;
+      return NullTarget::Infer(inputs);
+    }
+    std::atomic<uint64_t> calls{0};
+  } target;
   BenchPoint point;
   point.concurrency = 2;
   auto r = MeasurePoint(target, OneRequest(), point, QuickRun(), {});
   ASSERT_TRUE(r.ok());
-  EXPECT_GT(r->requests, 1000u);
+  EXPECT_GT(r->requests, 0u);
   EXPECT_EQ(r->errors, 0u);
+  EXPECT_EQ(r->latency.count(), r->requests);
+  EXPECT_LE(r->requests, target.calls.load());
+  // The reported windows are the last `stability.windows` measured, and their requests add up to the point's.
+  ASSERT_GE(r->windows.size(), 3u);
+  uint64_t in_windows = 0;
+  for (size_t i = r->windows.size() - 3; i < r->windows.size(); ++i) in_windows += r->windows[i].requests;
+  EXPECT_EQ(in_windows, r->requests);
+  // Sends and completions differ only by the requests in flight at the windows' two ends, one a thread at most.
+  EXPECT_LE(r->started, r->requests + 2);
+  EXPECT_LE(r->requests, r->started + 2);
 }
 
 TEST(LoadGeneratorTest, UnstableWhenWindowsNeverAgree) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -337,9 +338,19 @@ TEST_F(CliTest, BenchOpenLoop) {
   const auto& p = j["points"][0];
   EXPECT_EQ(p["mode"], "open-loop");
   EXPECT_EQ(p["rate"]["target_per_s"].get<double>(), 200.0);
-  double achieved = p["rate"]["achieved_per_s"].get<double>();
-  EXPECT_GT(achieved, 100.0);  // a constant 200/s, on a model that takes well under 5 ms a request
-  EXPECT_LT(achieved, 300.0);
+  // How close the achieved rate comes to 200/s is this machine's business (the load generator's own tests check
+  // that it never sends ahead of its schedule); that it is measured and judged against --rate is the command's.
+  const double achieved = p["rate"]["achieved_per_s"].get<double>();
+  EXPECT_GT(achieved, 0.0);
+  EXPECT_DOUBLE_EQ(achieved * p["duration_s"].get<double>(), std::round(achieved * p["duration_s"].get<double>()))
+      << "the achieved rate is the requests sent over the windows' duration";
+  bool judged = false;
+  for (const auto& v : p["verdicts"])
+    if (v["detail"].get<std::string>().find("of 200.0 requests/s scheduled") != std::string::npos) {
+      judged = true;
+      EXPECT_EQ(v["met"].get<bool>(), achieved >= 200.0 * (1 - 0.5)) << v.dump();  // --stability-percent 50
+    }
+  EXPECT_TRUE(judged) << p["verdicts"].dump();
   EXPECT_THAT(ReadAll(Path("r.csv")), AllOf(HasSubstr("Request Rate"), HasSubstr("Inferences/Second")));
 }
 

