@@ -189,10 +189,17 @@ def test_poll_mode_picks_up_new_models_and_versions(serve, repo):
         repo.write_version("fashion", 2, FASHION_ONNX)
         wait_until(lambda: c.model_metadata(cl, "http", "fashion")["versions"] == ["2"], "fashion version 2")
         assert infer_ok(cl, "http", "fashion") == "2"
-        # A broken new version: the served one stays.
+        # A broken new version: the poller sees it and fails to load it (the index says so, with why), and the
+        # served one stays.
         repo.write_version("fashion", 3, BROKEN_MODEL_BYTES)
-        time.sleep(3)  # a few polls
+
+        def version_3_failed():
+            idx = [m for m in c.repository_index(cl, "http") if m["name"] == "fashion" and m["version"] == "3"]
+            return idx and idx[0]["state"] == "UNAVAILABLE" and idx[0]["reason"]
+
+        wait_until(version_3_failed, "fashion version 3 seen and refused by the poller")
         assert infer_ok(cl, "http", "fashion") == "2"
+        assert c.model_metadata(cl, "http", "fashion")["versions"] == ["2"]
     finally:
         cl.close()
 

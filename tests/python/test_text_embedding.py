@@ -98,11 +98,20 @@ def test_token_ids_match_tokenizers(server, reference):
 
 
 def test_each_stage_counts_its_requests(server):
+    # The server is the module's: earlier tests have counted requests too, so one request must add exactly one
+    # success to the ensemble and to each of its steps, and no failure.
+    client = httpclient.InferenceServerClient(server.http_url)
+    stages = ("minilm", "minilm_tokenize", "minilm_encoder", "minilm_pool")
+
+    def counts():
+        by_name = {s["name"]: s["inference_stats"] for s in client.get_inference_statistics("")["model_stats"]}
+        return {name: (by_name[name]["success"]["count"], by_name[name]["fail"]["count"]) for name in stages}
+
+    before = counts()
     embed(httpclient, server.http_url, ["one", "two", "three"])
-    stats = httpclient.InferenceServerClient(server.http_url).get_inference_statistics("")["model_stats"]
-    by_name = {s["name"]: s for s in stats}
-    for name in ("minilm", "minilm_tokenize", "minilm_encoder", "minilm_pool"):
-        assert by_name[name]["inference_stats"]["success"]["count"] >= 1, name
+    after = counts()
+    for name in stages:
+        assert after[name] == (before[name][0] + 1, before[name][1]), (name, before[name], after[name])
 
 
 def test_bad_text_gets_a_400_naming_the_fault_and_the_server_stays_ready(server):
