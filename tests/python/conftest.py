@@ -64,6 +64,9 @@ class ServerFactory:
                 problems.append(str(e)[:4000])
             finally:
                 s.kill()
+            # Built with AddressSanitizer (scripts/test), a server reports its leaks as it exits: they are this test's.
+            if "ERROR: LeakSanitizer" in s.log():
+                problems.append(f"hone serve leaked memory:\n{s.log(200)}")
         return problems
 
 
