@@ -157,8 +157,9 @@ def open_tree(path: pathlib.Path) -> None:
         p.chmod(p.stat().st_mode | (0o055 if p.is_dir() else 0o044))
 
 
-def infer(protocol: str, url: str, name: str, images: np.ndarray) -> np.ndarray:
-    client = (c.httpclient if protocol == "http" else c.grpcclient).InferenceServerClient(url)
+def infer(protocol: str, server, name: str, images: np.ndarray) -> np.ndarray:
+    """`server`: a Container or a HoneServer (both have http_url and grpc_url)."""
+    client = c.make_client(protocol, server)
     result = client.infer(name, [c.make_input(protocol, FASHION_INPUT, images)],
                           outputs=[c.make_output(protocol, FASHION_OUTPUT)])
     return result.as_numpy(FASHION_OUTPUT)
@@ -197,9 +198,8 @@ def test_read_only_repository_served_to_tritonclient_like_the_binary_outside(con
     outside = serve(repo.path)
     images = fashion_data()[0][:8]
     for protocol in c.PROTOCOLS:
-        url = ctr.http_url if protocol == "http" else ctr.grpc_url
-        inside = infer(protocol, url, "fashion", images)
-        reference = infer(protocol, outside.http_url if protocol == "http" else outside.grpc_url, "fashion", images)
+        inside = infer(protocol, ctr, "fashion", images)
+        reference = infer(protocol, outside, "fashion", images)
         assert inside.shape == (8, 10)
         np.testing.assert_array_equal(inside, reference, err_msg=protocol)
     # Read-only for real: the server cannot write into /models.
