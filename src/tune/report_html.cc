@@ -109,8 +109,7 @@ std::string CostTable(const json& tune, const json& verdict) {
   const auto baseline = Num(verdict, "baseline_cost_per_1000"), final_cost = Num(verdict, "final_cost_per_1000");
   HtmlTable t({"", "baseline", "final", "ratio"});
   t.AddRow({"cost per 1,000 predictions", html::Cost(baseline), html::Cost(final_cost),
-            baseline && final_cost && *final_cost > 0 ? html::Ratio(*baseline / *final_cost) + " cheaper"
-                                                      : NotMeasured()});
+            html::CostChange(baseline, final_cost)});
   t.AddRow({"throughput (the SLO's score)", "1.00x", html::Ratio(Num(verdict, "throughput_ratio")),
             html::Ratio(Num(verdict, "throughput_ratio"))});
   std::string s = "<h3>Cost and speed against the baseline</h3>\n" + t.Html();

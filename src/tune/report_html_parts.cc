@@ -77,6 +77,13 @@ std::string Scalar(const nlohmann::json& v) {
 std::string Ms(std::optional<double> v) { return v ? Esc(Number(*v) + " ms") : NotMeasured(); }
 std::string Sps(std::optional<double> v) { return v ? Esc(Number(*v) + " samples/s") : NotMeasured(); }
 std::string Ratio(std::optional<double> v) { return v ? Esc(fmt::format("{:.2f}x", *v)) : NotMeasured(); }
+std::string CostChange(std::optional<double> baseline, std::optional<double> final_cost) {
+  if (!baseline || !final_cost || *baseline <= 0 || *final_cost <= 0) return NotMeasured();
+  const double ratio = *baseline / *final_cost;
+  // Rounded as printed: a ratio that prints as 1.00x is the same cost, whichever side of 1 it fell.
+  if (std::abs(ratio - 1) < 0.005) return "the same cost";
+  return ratio > 1 ? Esc(fmt::format("{:.2f}x cheaper", ratio)) : Esc(fmt::format("{:.2f}x dearer", 1 / ratio));
+}
 std::string Cost(std::optional<double> v) {
   if (!v) return NotMeasured();
   // Money reads in fixed point: two significant digits, "$0.000060" rather than "$6e-05", at least cents.

@@ -39,6 +39,9 @@ std::string Ms(std::optional<double> v);
 std::string Sps(std::optional<double> v);
 std::string Ratio(std::optional<double> v);
 std::string Cost(std::optional<double> v);
+// The final's cost against the baseline's in words that match the direction: "3.33x cheaper", "1.04x dearer",
+// "the same cost" (within 0.5%); NotMeasured() when either is absent or not positive.
+std::string CostChange(std::optional<double> baseline, std::optional<double> final_cost);
 std::string Percent(std::optional<double> share);  // share in [0, 1]
 std::string Seconds(std::optional<double> v);
 std::string Plain(std::optional<double> v);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "base/test_paths.h"
+#include "tune/report_html_parts.h"
 #include "tune/svg_chart.h"
 
 namespace hone::tune {
@@ -89,6 +90,22 @@ TEST(TuneReportToHtmlTest, TheVerdictComesFirstWithItsFigures) {
   EXPECT_THAT(html, HasSubstr("<td>$0.00020</td><td>$0.000060</td><td>3.33x cheaper</td>"));
   EXPECT_THAT(html, HasSubstr("<td>3.40x</td>"));
   EXPECT_THAT(html, HasSubstr("int8-dynamic+batch32"));
+}
+
+// The word follows the direction: a final that costs more than the baseline is dearer, never "0.96x cheaper".
+TEST(TuneReportToHtmlTest, CostChangeSaysCheaperOrDearer) {
+  EXPECT_EQ(html::CostChange(0.00020, 0.000060), "3.33x cheaper");
+  EXPECT_EQ(html::CostChange(0.000100, 0.000104), "1.04x dearer");
+  EXPECT_EQ(html::CostChange(0.000100, 0.0001004), "the same cost");
+  EXPECT_EQ(html::CostChange(std::nullopt, 0.0001), html::NotMeasured());
+  EXPECT_EQ(html::CostChange(0.0001, 0.0), html::NotMeasured());
+}
+
+TEST(TuneReportToHtmlTest, AFinalThatCostsMoreIsDearerInTheReport) {
+  json report = Fixture();
+  report["tune"]["verdict"]["final_cost_per_1000"] = 0.000208;  // the baseline's is 0.00020
+  EXPECT_THAT(TuneReportToHtml(report), HasSubstr("<td>$0.00020</td><td>$0.00021</td><td>1.04x dearer</td>"));
+  EXPECT_THAT(TuneReportToHtml(report), Not(HasSubstr("cheaper")));
 }
 
 TEST(TuneReportToHtmlTest, ANotMetVerdictIsRedAndListsTheMisses) {
