@@ -110,10 +110,16 @@ TEST_F(QuantizeCliTest, DynamicWithBenchmarkReportsRatiosAndASlowerVariantFails)
   const std::string model = Path("tiny_convs.onnx"), data = Path("tiny_convs.npz");
   WriteSlowerWhenQuantized(model, data);
   const std::string out = Path("dynamic.onnx");
-  RunResult r = Hone({"quantize", model, "-o", out, "--data", data, "--bench-window-ms", "50", "--bench-rounds",
-                      "2", "--intra-op-threads", "1"});
+  // The verdict is a measurement: on a busy machine the source's own spread can hide a 0.44x variant ("as fast
+  // within the noise"). Measured again, at most three times, until it is told apart; never judged on timing here.
+  RunResult r;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    r = Hone({"quantize", model, "-o", out, "--data", data, "--bench-window-ms", "50", "--bench-rounds", "3",
+              "--intra-op-threads", "1"});
+    if (r.out.find("slower than the source") != std::string::npos) break;
+  }
   for (const char* part : {"size", "p50 latency", "p99 latency", "throughput (samples/s)", "bench: in process",
-                           "medians of 2 rounds alternating source and variant", "cosine similarity"})
+                           "medians of 3 rounds alternating source and variant", "cosine similarity"})
     EXPECT_THAT(r.out, HasSubstr(part)) << r.Describe();
   EXPECT_THAT(r.out, HasSubstr("quantized " + std::to_string(kSlowerLayers) + " node(s)")) << r.Describe();
   // Its outputs pass; its speed does not: exit 1, the verdict says why and how to accept it anyway, and the
@@ -123,8 +129,12 @@ TEST_F(QuantizeCliTest, DynamicWithBenchmarkReportsRatiosAndASlowerVariantFails)
   EXPECT_THAT(r.out, HasSubstr("--allow-slower")) << r.Describe();
   EXPECT_THAT(r.err, HasSubstr("kept at '" + out + "'")) << r.Describe();
   EXPECT_TRUE(fs::exists(out));
-  RunResult allowed = Hone({"quantize", model, "-o", Path("dynamic2.onnx"), "--data", data, "--bench-window-ms",
-                            "50", "--bench-rounds", "2", "--intra-op-threads", "1", "--allow-slower"});
+  RunResult allowed;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    allowed = Hone({"quantize", model, "-o", Path("dynamic2.onnx"), "--data", data, "--bench-window-ms", "50",
+                    "--bench-rounds", "3", "--intra-op-threads", "1", "--allow-slower"});
+    if (allowed.out.find("slower than the source") != std::string::npos) break;
+  }
   EXPECT_EQ(allowed.exit_code, 0) << allowed.Describe();
   EXPECT_THAT(allowed.out, HasSubstr("slower than the source")) << allowed.Describe();  // still said
   EXPECT_THAT(allowed.out, HasSubstr("verdict: PASSED")) << allowed.Describe();
