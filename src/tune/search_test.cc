@@ -1,4 +1,5 @@
-// The search on made-up measurements: what wins, what noise hides, and how risk breaks ties.
+// The search on made-up measurements: what wins, what the noise of the run hides, when the rounds stop, which
+// signal decides, and how risk breaks ties.
 #include "tune/search.h"
 
 #include <gtest/gtest.h>
@@ -23,119 +24,142 @@ Candidate Named(const std::string& id, int risk) {
   return c;
 }
 
-// Each candidate measures its listed throughput (and p99) every time, times a wobble that alternates from one of
-// its measurements to the next; `phase` names the candidates whose wobble starts the other way.
-MeasureFn Fixed(std::map<std::string, std::pair<double, double>> figures, double wobble = 0,
-                std::map<std::string, int>* calls = nullptr, std::set<std::string> phase = {}) {
-  return [figures, wobble, calls, phase](const Candidate& c, double) -> Result<TrialResult> {
+struct Figures {
+  double sps = 0, p99_ns = 2e6, cpu_us = 100;
+  double wobble = 0;  // this candidate's own swing: -wobble, +wobble, -wobble, ... from one measurement to the next
+  bool flip = false;  // the swing starts the other way (+wobble first)
+};
+
+// Each candidate measures its figures times its own wobble; `drift(call)` is the machine's, shared by everything
+// measured at that moment (call counts every measurement of the search, in order).
+MeasureFn Fixed(std::map<std::string, Figures> figures, std::function<double(int)> drift = nullptr) {
+  auto calls = std::make_shared<std::map<std::string, int>>();
+  auto total = std::make_shared<int>(0);
+  return [figures, drift, calls, total](const Candidate& c, double) -> Result<TrialResult> {
     auto it = figures.find(c.id);
     if (it == figures.end()) return Status::FailedPrecondition("hone serve could not load '" + c.id + "'");
-    int n = calls ? (*calls)[c.id]++ : 0;
-    if (phase.count(c.id)) ++n;
-    double w = 1 + ((n % 2) ? wobble : -wobble);
+    const Figures& f = it->second;
+    const int n = (*calls)[c.id]++ + (f.flip ? 1 : 0);
+    const double w = (1 + ((n % 2) ? f.wobble : -f.wobble)) * (drift ? drift((*total)++) : 1.0);
     TrialResult t;
     t.candidate_id = c.id;
-    LoadFigures f;
-    f.load = Load{false, 8, 0};
-    f.throughput_sps = it->second.first * w;
-    f.p99_ns = static_cast<uint64_t>(it->second.second);
-    f.p50_ns = f.p95_ns = f.p99_ns;
-    t.loads.push_back(f);
+    LoadFigures l;
+    l.load = Load{false, 8, 0};
+    l.throughput_sps = f.sps * w;
+    l.p99_ns = static_cast<uint64_t>(f.p99_ns);
+    l.p50_ns = l.p95_ns = l.p99_ns;
+    l.cpu_us_per_sample = f.cpu_us;
+    l.requests = 1000;
+    t.loads.push_back(l);
     return t;
   };
 }
 
-SearchSettings Quiet() {
-  SearchSettings s;
-  s.confirm_repeats = 3;
-  return s;
-}
+SearchSettings Quiet() { return SearchSettings{}; }
 
-TEST(Search, ClearWinnerBeyondNoiseIsChosen) {
+const Entry& Winner(const SearchResult& r) { return r.entries[static_cast<size_t>(r.winner)]; }
+
+TEST(Search, ClearWinnerBeyondNoiseIsChosenAfterTheFewestRounds) {
   std::vector<Candidate> cs = {Named("incumbent", 0), Named("fast", 1), Named("slow", 2)};
-  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"fast", {2000, 1e6}},
-                                                   {"slow", {500, 4e6}}}),
-                          Quiet());
-  EXPECT_EQ(r.entries[r.winner].candidate.id, "fast");
-  EXPECT_EQ(r.entries[1].outcome, "chosen");
+  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000}}, {"fast", {2000}}, {"slow", {500}}}), Quiet());
+  EXPECT_EQ(Winner(r).candidate.id, "fast");
+  EXPECT_EQ(r.entries[1].outcome, Outcome::kChosen);
+  EXPECT_EQ(r.decided_by, Signal::kThroughput);
+  EXPECT_EQ(r.rounds, 3);  // both finalists told apart from the incumbent after the minimum
   EXPECT_NEAR(r.entries[1].ratio_vs_incumbent, 2.0, 1e-9);
-  EXPECT_NE(r.entries[2].outcome, "chosen");
+  EXPECT_EQ(r.entries[1].score_pair.rounds, 3);
+  EXPECT_NE(r.entries[2].outcome, Outcome::kChosen);
   EXPECT_NE(r.reason.find("beyond the noise"), std::string::npos) << r.reason;
 }
 
-TEST(Search, GainWithinNoiseKeepsTheIncumbent) {
+TEST(Search, GainWithinTheRunsNoiseKeepsTheIncumbentAfterEveryRound) {
+  // 3% better, but it swings by +-15% on its own: no number of rounds up to the limit tells them apart.
   std::vector<Candidate> cs = {Named("incumbent", 0), Named("barely", 1)};
-  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"barely", {1030, 2e6}}}), Quiet());
+  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000}}, {"barely", {1030, 2e6, 100, 0.15}}}),
+                          Quiet());
   EXPECT_EQ(r.winner, 0);
-  EXPECT_EQ(r.entries[1].outcome, "not confirmed");
-  EXPECT_NE(r.reason.find("within the noise"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.rounds, Quiet().max_rounds);
+  EXPECT_EQ(r.entries[1].outcome, Outcome::kNotConfirmed);
+  EXPECT_EQ(r.decided_by, Signal::kNone);
+  EXPECT_GT(r.noise, 0.05);
+  EXPECT_NE(r.reason.find("not told apart"), std::string::npos) << r.reason;
 }
 
-TEST(Search, NoisyMeasurementsWidenTheBand) {
-  // 20% better, but the two swing by +-15% against each other from round to round: the paired ratios run from
-  // about 0.9x to 1.6x, and that spread is the noise.
-  std::map<std::string, int> calls;
-  std::vector<Candidate> cs = {Named("incumbent", 0), Named("maybe", 1)};
-  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"maybe", {1200, 2e6}}}, 0.15, &calls,
-                                                  {"maybe"}),
+TEST(Search, AGainTooSmallToBeWorthARiskStopsAtTheFewestRoundsAndKeepsTheIncumbent) {
+  // 0.5% better every time: told apart from 1, but below the 3% a change must gain.
+  std::vector<Candidate> cs = {Named("incumbent", 0), Named("same", 1)};
+  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000}}, {"same", {1005}}}), Quiet());
+  EXPECT_EQ(r.winner, 0);
+  EXPECT_EQ(r.rounds, 3);
+  EXPECT_NE(r.reason.find("too small"), std::string::npos) << r.reason;
+}
+
+TEST(Search, UndecidedAfterTheFewestRoundsMeasuresMoreUntilToldApart) {
+  // 10% better with a +-8% swing of its own: three rounds leave the interval across 1, a few more do not.
+  std::vector<Candidate> cs = {Named("incumbent", 0), Named("better", 1)};
+  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000}}, {"better", {1100, 2e6, 100, 0.08}}}),
                           Quiet());
-  EXPECT_GT(r.noise, 0.2);
-  EXPECT_EQ(r.winner, 0) << r.reason;
+  EXPECT_GT(r.rounds, 3);
+  EXPECT_LT(r.rounds, Quiet().max_rounds);
+  EXPECT_EQ(Winner(r).candidate.id, "better") << r.reason;
+  EXPECT_GT(Winner(r).score_pair.low, 1);
 }
 
 TEST(Search, PairedRoundsCancelADriftBothSidesShare) {
-  // The same +-15% swing, but the machine's: both move together in every round, so each round's ratio is 1.2x and
-  // the gain is told apart from the drift.
-  std::map<std::string, int> calls;
+  // The machine swings by +-30% from one measurement to the next, but the two of a round see the same state: each
+  // round's ratio is 1.2x and the gain is told apart from the drift.
   std::vector<Candidate> cs = {Named("incumbent", 0), Named("steady", 1)};
-  SearchResult r =
-      Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"steady", {1200, 2e6}}}, 0.15, &calls), Quiet());
-  EXPECT_EQ(r.entries[r.winner].candidate.id, "steady") << r.reason;
-  EXPECT_NEAR(r.entries[1].ratio_vs_incumbent, 1.2, 1e-9);
-  EXPECT_LT(r.noise, 0.1);
+  auto drift = [](int call) { return 1 + 0.3 * ((call / 2) % 2 ? 1 : -1); };
+  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000}}, {"steady", {1200}}}, drift), Quiet());
+  EXPECT_EQ(Winner(r).candidate.id, "steady") << r.reason;
+  EXPECT_NEAR(r.entries[1].ratio_vs_incumbent, 1.2, 0.05);
 }
 
-TEST(Search, LessRiskyRunnerUpWithinNoiseWins) {
+TEST(Search, LessRiskyFinalistNotToldApartFromTheBestWins) {
   std::vector<Candidate> cs = {Named("incumbent", 0), Named("risky", 5), Named("safe", 1)};
-  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"risky", {2040, 2e6}},
-                                                   {"safe", {2000, 2e6}}}),
-                          Quiet());
-  EXPECT_EQ(r.entries[r.winner].candidate.id, "safe");
-  EXPECT_NE(r.reason.find("less risky"), std::string::npos) << r.reason;
+  SearchResult r = Search(
+      cs, ClosedLoop(),
+      Fixed({{"incumbent", {1000}}, {"risky", {2040, 2e6, 100, 0.05}}, {"safe", {2000, 2e6, 100, 0.05, true}}}),
+      Quiet());
+  EXPECT_EQ(Winner(r).candidate.id, "safe") << r.reason;
+  EXPECT_NE(r.reason.find("riskier"), std::string::npos) << r.reason;
 }
 
-TEST(Search, WithoutRoundsTheNoiseSeenBeforeDecides) {
-  // One confirming round: the pair's own spread is unknown, so the prior noise (30%) hides a 1.2x gain.
-  std::vector<Candidate> cs = {Named("incumbent", 0), Named("maybe", 1)};
-  SearchSettings s = Quiet();
-  s.confirm_repeats = 1;
-  s.prior_noise = 0.3;
-  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"maybe", {1200, 2e6}}}), s);
+TEST(Search, LessCpuPerSampleDecidesWhenThroughputCannot) {
+  // Throughput swings by +-10% and cannot be told apart; the challenger needs 20% less CPU a sample, steadily.
+  std::vector<Candidate> cs = {Named("incumbent", 0), Named("lean", 1)};
+  SearchResult r = Search(
+      cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6, 100}}, {"lean", {1000, 2e6, 80, 0.10}}}), Quiet());
+  EXPECT_EQ(Winner(r).candidate.id, "lean") << r.reason;
+  EXPECT_EQ(r.decided_by, Signal::kCpuPerSample);
+  EXPECT_NEAR(Winner(r).cpu_pair.ratio, 1.25, 1e-6);
+  EXPECT_NE(r.reason.find("less CPU per sample"), std::string::npos) << r.reason;
+}
+
+TEST(Search, LessCpuDoesNotRescueACandidateMeasuredSlower) {
+  std::vector<Candidate> cs = {Named("incumbent", 0), Named("lean-but-slow", 1)};
+  SearchResult r =
+      Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6, 100}}, {"lean-but-slow", {700, 2e6, 50}}}), Quiet());
   EXPECT_EQ(r.winner, 0) << r.reason;
-  EXPECT_FALSE(r.noise_from_rounds);
-  EXPECT_DOUBLE_EQ(r.noise, 0.3);
-  EXPECT_NE(r.reason.find("earlier measurements"), std::string::npos) << r.reason;
-  // A gain beyond it still wins.
-  SearchResult clear = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"maybe", {1500, 2e6}}}), s);
-  EXPECT_EQ(clear.entries[clear.winner].candidate.id, "maybe") << clear.reason;
+  EXPECT_NE(r.reason.find("measured worse"), std::string::npos) << r.reason;
 }
 
 TEST(Search, MeetingTheSloBeatsThroughput) {
   // "fast" has more throughput but misses p99<=5ms; "meets" holds it.
   std::vector<Candidate> cs = {Named("incumbent", 0), Named("fast", 1), Named("meets", 2)};
   SearchResult r = Search(cs, ClosedLoop("p99<=5ms@concurrency=8"),
-                          Fixed({{"incumbent", {1000, 9e6}}, {"fast", {3000, 6e6}}, {"meets", {1100, 4e6}}}),
-                          Quiet());
-  EXPECT_EQ(r.entries[r.winner].candidate.id, "meets");
-  EXPECT_TRUE(r.entries[r.winner].score.feasible);
+                          Fixed({{"incumbent", {1000, 9e6}}, {"fast", {3000, 6e6}}, {"meets", {1100, 4e6}}}), Quiet());
+  EXPECT_EQ(Winner(r).candidate.id, "meets");
+  EXPECT_TRUE(Winner(r).score.feasible);
+  EXPECT_EQ(r.decided_by, Signal::kSlo);
   EXPECT_NE(r.reason.find("meets every SLO"), std::string::npos) << r.reason;
 }
 
 TEST(Search, AFailingCandidateIsRejectedWithItsReason) {
   std::vector<Candidate> cs = {Named("incumbent", 0), Named("broken", 1)};
-  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}}), Quiet());
+  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000}}}), Quiet());
   EXPECT_EQ(r.winner, 0);
-  EXPECT_EQ(r.entries[1].outcome, "rejected");
+  EXPECT_EQ(r.entries[1].outcome, Outcome::kRejected);
   EXPECT_NE(r.entries[1].reason.find("could not load 'broken'"), std::string::npos);
 }
 
@@ -144,10 +168,33 @@ TEST(Search, OutOfBudgetMeasuresNothingMoreAndKeepsTheIncumbent) {
   SearchSettings s = Quiet();
   int allowed = 2;  // both ranking runs, no confirmation
   s.may_continue = [&allowed] { return allowed-- > 0; };
-  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6}}, {"fast", {5000, 1e6}}}), s);
+  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000}}, {"fast", {5000}}}), s);
   EXPECT_TRUE(r.interrupted);
   EXPECT_EQ(r.winner, 0);
+  EXPECT_EQ(r.rounds, 0);
   EXPECT_NE(r.reason.find("no time to confirm"), std::string::npos) << r.reason;
+}
+
+TEST(Search, OneRoundCannotMeasureTheNoiseSoTheIncumbentStays) {
+  std::vector<Candidate> cs = {Named("incumbent", 0), Named("fast", 1)};
+  SearchSettings s = Quiet();
+  int allowed = 4;  // the ranking runs and one round
+  s.may_continue = [&allowed] { return allowed-- > 0; };
+  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000}}, {"fast", {5000}}}), s);
+  EXPECT_EQ(r.rounds, 1);
+  EXPECT_EQ(r.winner, 0);
+  EXPECT_NE(r.reason.find("one confirming round"), std::string::npos) << r.reason;
+}
+
+TEST(Search, AnInterruptedRoundIsDroppedFromThePairs) {
+  std::vector<Candidate> cs = {Named("incumbent", 0), Named("fast", 1)};
+  SearchSettings s = Quiet();
+  int allowed = 2 + 2 * 2 + 1;  // ranking, two rounds, half of a third
+  s.may_continue = [&allowed] { return allowed-- > 0; };
+  SearchResult r = Search(cs, ClosedLoop(), Fixed({{"incumbent", {1000}}, {"fast", {2000}}}), s);
+  EXPECT_EQ(r.rounds, 2);
+  EXPECT_EQ(r.entries[1].score_pair.rounds, 2);
+  EXPECT_EQ(Winner(r).candidate.id, "fast") << r.reason;
 }
 
 TEST(ScoreRatio, OpenLoopComparesLatency) {
@@ -164,6 +211,24 @@ TEST(ScoreRatio, OpenLoopComparesLatency) {
   b.loads = {fb};
   EXPECT_NEAR(ScoreRatio(o, a, b), 2.0, 1e-9);
   EXPECT_NEAR(ScoreRatio(o, b, a), 0.5, 1e-9);
+}
+
+TEST(CpuRatio, CheaperIsAboveOneAndMissingFiguresGiveZero) {
+  TrialResult a, b;
+  LoadFigures fa, fb;
+  fa.load = fb.load = Load{false, 8, 0};
+  fa.cpu_us_per_sample = 50;
+  fb.cpu_us_per_sample = 100;
+  a.loads = {fa};
+  b.loads = {fb};
+  EXPECT_NEAR(CpuRatio(a, b), 2.0, 1e-9);
+  b.loads[0].cpu_us_per_sample = 0;
+  EXPECT_EQ(CpuRatio(a, b), 0);
+}
+
+TEST(Names, OutcomesAndSignalsReadAsTheReportWritesThem) {
+  EXPECT_EQ(OutcomeName(Outcome::kNotConfirmed), "not confirmed");
+  EXPECT_EQ(SignalName(Signal::kCpuPerSample), "CPU per sample");
 }
 
 }  // namespace

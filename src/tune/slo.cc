@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -109,6 +110,9 @@ LoadFigures FiguresFromPoint(const bench::PointResult& point, const Load& load, 
   f.p95_ns = point.latency.Percentile(95);
   f.p99_ns = point.latency.Percentile(99);
   if (extra_percentile > 0) f.percentile_ns = point.latency.Percentile(extra_percentile);
+  f.requests = point.requests;
+  const double samples = static_cast<double>(point.requests) * static_cast<double>(std::max<int64_t>(point.point.batch, 1));
+  if (samples > 0 && point.cpu_time.count() > 0) f.cpu_us_per_sample = double(point.cpu_time.count()) / 1e3 / samples;
   f.errors = point.errors_anywhere;
   f.first_error = point.first_error_anywhere;
   f.stable = point.stable();
@@ -163,6 +167,8 @@ nlohmann::json LoadFiguresJson(const LoadFigures& f) {
                       {"throughput_spread", f.throughput_spread},
                       {"p99_spread", f.p99_spread},
                       {"repeats", f.repeats},
+                      {"requests", f.requests},
+                      {"cpu_us_per_sample", f.cpu_us_per_sample > 0 ? nlohmann::json(f.cpu_us_per_sample) : nlohmann::json()},
                       {"errors", f.errors},
                       {"stable", f.stable},
                       {"cost_per_1000", f.cost_per_1000 ? nlohmann::json(*f.cost_per_1000) : nlohmann::json()}};

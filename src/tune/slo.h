@@ -53,6 +53,12 @@ struct LoadFigures {
   double throughput_spread = 0;  // (max - min) / median over repeats; 0 with one repeat
   double p99_spread = 0;
   int repeats = 1;
+  // The requests the percentiles rest on: completed in the measured windows (summed over repeats).
+  uint64_t requests = 0;
+  // hone's process CPU time per sample over the measured windows, in microseconds (served trials: the server and
+  // the load generator share the process; the generator's part is the same for every candidate). Neighbours on a
+  // shared machine move it far less than wall-clock throughput. 0: not measured.
+  double cpu_us_per_sample = 0;
   uint64_t errors = 0;
   std::string first_error;
   bool stable = true;

@@ -22,7 +22,11 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 
 // Short trials: a quarter-second window, warm-up as long, three windows that agree within 20%. A trial that is
 // not stable by then is reported so (its figures carry stable: false) rather than measured for longer: the search
-// repeats the candidates that matter.
+// repeats the candidates that matter. The windows together hold at least kTrialMinRequests requests, so that a
+// slow model (milliseconds a sample) gets windows long enough for its p99 to rest on more than a handful of them
+// (bench's window sizing lengthens each window up to max_window_s); the figures say how many (LoadFigures::requests).
+constexpr uint64_t kTrialMinRequests = 300;
+
 bench::RunLength TrialRunLength(double window_s) {
   bench::RunLength run;
   run.warmup_requests = 20;
@@ -33,7 +37,7 @@ bench::RunLength TrialRunLength(double window_s) {
   run.stability.tolerance = 0.20;
   run.stability.max_windows = 6;
   run.stability.min_duration_s = 3 * window_s;
-  run.stability.min_requests = 100;
+  run.stability.min_requests = kTrialMinRequests;
   return run;
 }
 
@@ -142,8 +146,9 @@ TrialResult MergeRepeats(const std::vector<TrialResult>& repeats) {
   merged.wall_s = 0;
   for (const TrialResult& r : repeats) merged.wall_s += r.wall_s;
   for (LoadFigures& m : merged.loads) {
-    std::vector<double> sps, p50, p95, p99, px, rate;
+    std::vector<double> sps, p50, p95, p99, px, rate, cpu;
     m.errors = 0;
+    m.requests = 0;
     m.stable = true;
     for (const TrialResult& r : repeats) {
       auto it = std::find_if(r.loads.begin(), r.loads.end(), [&](const LoadFigures& f) { return f.load == m.load; });
@@ -155,6 +160,8 @@ TrialResult MergeRepeats(const std::vector<TrialResult>& repeats) {
       p95.push_back(double(f.p95_ns));
       p99.push_back(double(f.p99_ns));
       px.push_back(double(f.percentile_ns));
+      if (f.cpu_us_per_sample > 0) cpu.push_back(f.cpu_us_per_sample);
+      m.requests += f.requests;
       m.errors += f.errors;
       m.stable = m.stable && f.stable;
       if (m.first_error.empty()) m.first_error = f.first_error;
@@ -172,6 +179,7 @@ TrialResult MergeRepeats(const std::vector<TrialResult>& repeats) {
     m.p95_ns = static_cast<uint64_t>(Median(p95));
     m.p99_ns = static_cast<uint64_t>(Median(p99));
     m.percentile_ns = static_cast<uint64_t>(Median(px));
+    m.cpu_us_per_sample = Median(cpu);
     m.achieved_rate = Median(rate);  // an open-loop SLO's "kept up" rests on every repeat, not the first
     if (m.cost_per_1000 && ratio > 0) *m.cost_per_1000 /= ratio;
   }

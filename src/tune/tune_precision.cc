@@ -217,7 +217,7 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
   std::vector<Candidate> candidates = {state.incumbent};
   nlohmann::json checks = nlohmann::json::array();
   if (state.incumbent.precision != "fp32") {
-    state.stages.push_back(StageRecord::Of("precision", 6, "skipped", "the incumbent is not FP32"));
+    state.stages.push_back(StageRecord::Of("precision", 6, StageStatus::kSkipped, "the incumbent is not FP32"));
     return;
   }
   for (size_t index = 0; index < variants.size(); ++index) {
@@ -289,7 +289,7 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
   record.extra["variant_checks"] = checks;
   record.wall_s = std::chrono::duration<double>(Clock::now() - started).count();  // the checks included
   if (none_passed) {
-    record.status = checks.empty() ? "skipped" : "no gain";
+    record.status = checks.empty() ? StageStatus::kSkipped : StageStatus::kNoGain;
     record.reason = checks.empty() ? "no lower-precision variant could be made in the budget (see skipped)"
                                    : "no lower-precision variant passed its verification (see rejected)";
   }

@@ -132,7 +132,7 @@ TEST_F(TunePrecisionTest, APlantedSlowerVariantIsRejectedForSpeed) {
   ASSERT_FALSE(state_.rejected.empty());
   EXPECT_EQ(state_.rejected.back().candidate, "planted-slower");
   EXPECT_EQ(state_.incumbent.id, "baseline");  // nothing slower replaces it
-  EXPECT_EQ(state_.stages.back().status, "no gain");
+  EXPECT_EQ(state_.stages.back().status, StageStatus::kNoGain);
 }
 
 TEST_F(TunePrecisionTest, AQualityFailureIsRescuedByKeepingTheSensitiveNodeInFp32) {

@@ -15,6 +15,12 @@ nlohmann::json TrialLoadsJson(const TrialResult& t) {
   return loads;
 }
 
+// A paired ratio: {ratio, low, high, rounds}; null when not measured in pairs.
+nlohmann::json PairJson(const PairedRatio& p) {
+  if (!p.measured()) return nullptr;
+  return {{"ratio", p.ratio}, {"low", p.low}, {"high", p.high}, {"rounds", p.rounds}};
+}
+
 nlohmann::json StageJson(const TuneState& state, const StageRecord& s) {
   nlohmann::json trials = nlohmann::json::array();
   for (const Entry& e : s.entries) {
@@ -28,12 +34,17 @@ nlohmann::json StageJson(const TuneState& state, const StageRecord& s) {
                       {"ratio_vs_incumbent", e.measured ? nlohmann::json(e.ratio_vs_incumbent) : nlohmann::json()},
                       {"feasible", e.score.feasible},
                       {"quality", quality},
-                      {"outcome", e.outcome},
+                      {"outcome", OutcomeName(e.outcome)},
+                      {"paired", PairJson(e.score_pair)},
+                      {"cpu_paired", PairJson(e.cpu_pair)},
                       {"reason", e.reason}});
   }
   nlohmann::json j = {{"name", s.name},
                       {"index", s.index},
-                      {"status", s.status},
+                      {"status", StageStatusName(s.status)},
+                      {"decided_by", s.decided_by == Signal::kNone ? nlohmann::json() : nlohmann::json(SignalName(s.decided_by))},
+                      {"rounds", s.rounds},
+                      {"noise", s.noise > 0 ? nlohmann::json(s.noise) : nlohmann::json()},
                       {"reason", s.reason},
                       {"winner", s.winner.empty() ? nlohmann::json() : nlohmann::json(s.winner)},
                       {"delta_vs_baseline", s.delta_vs_baseline > 0 ? nlohmann::json(s.delta_vs_baseline) : nlohmann::json()},
@@ -179,7 +190,7 @@ nlohmann::json TuneBodyJson(const TuneState& state, const FinalCheck& final_chec
     rejected.push_back({{"candidate", r.candidate}, {"stage", r.stage}, {"reason", r.reason}});
   for (const StageRecord& r : state.stages) {
     for (const Entry& e : r.entries) {
-      if (e.outcome == "ranked out" || e.outcome == "not confirmed")
+      if (e.outcome == Outcome::kRankedOut || e.outcome == Outcome::kNotConfirmed)
         rejected.push_back({{"candidate", e.candidate.id}, {"stage", r.name}, {"reason", e.reason}});
     }
   }

@@ -54,17 +54,25 @@ void RunBaseline(TuneState& state) {
     }
     repeats.push_back(std::move(*t));
   }
-  StageRecord record = StageRecord::Of("baseline", 1, "failed", error);
+  StageRecord record = StageRecord::Of("baseline", 1, StageStatus::kFailed, error);
   if (!repeats.empty()) {
     state.baseline_trial = MergeRepeats(repeats);
     state.baseline_trial.first_point = repeats.front().first_point;
     state.incumbent_trial = state.baseline_trial;
+    state.trial_scale = std::clamp(state.baseline_trial.wall_s / double(repeats.size()) / state.TrialSeconds(plan.window_s),
+                                   1.0, 20.0);
     if (repeats.size() >= 2) state.noise_seen = std::max(0.05, ScoreSpread(state.baseline_trial));
-    record.status = "measured";  // the reference every later stage is measured against
+    record.status = StageStatus::kMeasured;  // the reference every later stage is measured against
     record.winner = "baseline";
     record.delta_vs_baseline = record.delta_vs_previous = 1;
-    Entry e{state.baseline, state.baseline_trial, ScoreTrial(state.objective, state.baseline_trial), true, "chosen",
-            "the reference", 1};
+    Entry e;
+    e.candidate = state.baseline;
+    e.trial = state.baseline_trial;
+    e.score = ScoreTrial(state.objective, state.baseline_trial);
+    e.measured = true;
+    e.outcome = Outcome::kChosen;
+    e.reason = "the reference";
+    e.ratio_vs_incumbent = 1;
     record.entries.push_back(e);
     record.reason = state.objective.slos.empty() ? "the reference every later stage is measured against"
                     : e.score.feasible             ? "the baseline meets every SLO already"
@@ -100,7 +108,7 @@ void RunBaseline(TuneState& state) {
 void RunProfile(TuneState& state) {
   auto started = std::chrono::steady_clock::now();
   state.Say("stage 2 of 6 (profile): ONNX Runtime's profiler and the served path's split");
-  StageRecord record = StageRecord::Of("profile", 2, "no gain", "");
+  StageRecord record = StageRecord::Of("profile", 2, StageStatus::kNoGain, "");
   ProfileSettings p;
   p.model_path = state.settings->model_path;
   p.inputs = state.plan.inputs;
@@ -116,7 +124,7 @@ void RunProfile(TuneState& state) {
                                            : "MatMul/Gemm do not dominate: INT8 is tried first in precision");
   } else {
     state.profile = {{"summary", nullptr}, {"error", profile.status().message()}};
-    record.status = "failed";
+    record.status = StageStatus::kFailed;
     record.reason = "the profiler failed: " + profile.status().message();
   }
   if (state.baseline_trial.first_point) {
@@ -163,13 +171,24 @@ std::string Summary(const TuneState& state, const FinalCheck& final_check, int e
   }
   text += "  outputs: " + final_check.outputs_detail + "\n";
   for (const StageRecord& s : state.stages) {
-    text += fmt::format("  stage {} {:<10} {:<8} {}\n", s.index, s.name, s.status, s.reason);
+    text += fmt::format("  stage {} {:<10} {:<8} {}\n", s.index, s.name, StageStatusName(s.status), s.reason);
   }
   if (!final_check.error.empty()) text += "  final check failed: " + final_check.error + "\n";
   return text;
 }
 
 }  // namespace
+
+std::string_view StageStatusName(StageStatus status) {
+  switch (status) {
+    case StageStatus::kMeasured: return "measured";
+    case StageStatus::kImproved: return "improved";
+    case StageStatus::kNoGain: return "no gain";
+    case StageStatus::kSkipped: return "skipped";
+    case StageStatus::kFailed: return "failed";
+  }
+  return "?";
+}
 
 Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   TuneState state;

@@ -16,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -53,11 +54,24 @@ struct TuneSettings {
   const std::atomic<bool>* stop = nullptr;
 };
 
+// What a stage came to.
+enum class StageStatus {
+  kMeasured,  // the baseline: the reference every later stage is measured against
+  kImproved,  // a candidate beat the incumbent
+  kNoGain,    // candidates were measured and none beat the incumbent (or the profile ran: it chooses nothing)
+  kSkipped,   // nothing to try, or no room in the budget
+  kFailed,    // the stage could not measure what it had to
+};
+std::string_view StageStatusName(StageStatus status);  // "measured", "improved", "no gain", "skipped", "failed"
+
 struct StageRecord {
   std::string name;
   int index = 0;
-  std::string status = "skipped";  // "improved", "no gain", "skipped", "failed"
+  StageStatus status = StageStatus::kSkipped;
   std::string reason;
+  Signal decided_by = Signal::kNone;  // a search stage: what told its winner apart
+  int rounds = 0;                     // a search stage: its confirming rounds
+  double noise = 0;                   // a search stage: the half-width of its deciding interval
   std::string winner;
   double delta_vs_baseline = 0, delta_vs_previous = 0;  // score ratios; 0: not measured
   double wall_s = 0;
@@ -65,11 +79,11 @@ struct StageRecord {
   nlohmann::json extra;  // stage-specific facts (cold start per level, variant checks)
 
   // A stage that measured nothing, or whose record is filled in afterwards.
-  static StageRecord Of(std::string name, int index, std::string status, std::string reason) {
+  static StageRecord Of(std::string name, int index, StageStatus status, std::string reason) {
     StageRecord r;
     r.name = std::move(name);
     r.index = index;
-    r.status = std::move(status);
+    r.status = status;
     r.reason = std::move(reason);
     return r;
   }

@@ -58,8 +58,8 @@ std::string TuneState::WhyBaselineStays() const {
   int measured = 0, not_run = 0;
   for (const StageRecord& r : stages) {
     if (r.index < 3) continue;  // baseline and profile choose nothing
-    if (r.status == "no gain") ++measured;
-    if (r.status == "skipped" || r.status == "failed") ++not_run;
+    if (r.status == StageStatus::kNoGain) ++measured;
+    if (r.status == StageStatus::kSkipped || r.status == StageStatus::kFailed) ++not_run;
   }
   if (measured == 0) return "no stage could measure a candidate (see skipped and rejected)";
   if (not_run == 0) return fmt::format("no stage beat it by more than the noise (+-{:.0f}%)", 100 * noise_seen);
@@ -81,28 +81,23 @@ SearchSettings StageSearchSettings(TuneState& state, const std::string& name, in
   SearchSettings s;
   bool quick = state.settings->quick;
   s.rank_window_s = quick ? 0.1 : 0.25;
-  s.confirm_window_s = quick ? 0.15 : 0.5;
-  s.confirm_repeats = quick ? 2 : 3;
-  s.prior_noise = std::max(s.min_noise, state.noise_seen);
+  s.confirm_window_s = quick ? 0.15 : 0.4;
+  s.min_rounds = 3;
+  s.max_rounds = quick ? 5 : 8;
   const double room = state.StageRoom(index);
-  // A budget with room to spare buys longer windows (up to twice as long), not more candidates: on a shared
-  // machine a longer window is what narrows the noise that decides.
-  const double usual = double(candidates.size()) * state.TrialSeconds(s.rank_window_s) +
-                       double(s.finalists + 1) * s.confirm_repeats * state.TrialSeconds(s.confirm_window_s);
-  const double stretch = std::clamp(room / std::max(usual, 1e-9), 1.0, 2.0);
-  s.rank_window_s *= stretch;
-  s.confirm_window_s *= stretch;
   const double rank_one = state.TrialSeconds(s.rank_window_s);
-  auto confirm_s = [&] { return double(s.finalists + 1) * s.confirm_repeats * state.TrialSeconds(s.confirm_window_s); };
-  auto over = [&] { return double(candidates.size()) * rank_one + confirm_s() > room; };
-  // What goes first when the share is short: the third confirming round, the second finalist, the riskiest
-  // candidates (never below two), and only then the second round, without which the noise is not measured here.
-  if (over() && s.confirm_repeats > 2) s.confirm_repeats = 2;
+  auto confirm_s = [&](int rounds) {
+    return double(s.finalists + 1) * rounds * state.TrialSeconds(s.confirm_window_s);
+  };
+  // The rounds that measure the noise come before the number of candidates: without three of them nothing is
+  // decided. What goes first when the share is short: the second finalist, then the riskiest candidates (never
+  // below two), then the confirming windows shorten (not below the ranking's).
+  auto over = [&] { return double(candidates.size()) * rank_one + confirm_s(s.min_rounds) > room; };
   if (over() && s.finalists > 1) s.finalists = 1;
-  size_t fits = static_cast<size_t>(std::max(0.0, (room - confirm_s()) / rank_one));
+  size_t fits = static_cast<size_t>(std::max(0.0, (room - confirm_s(s.min_rounds)) / rank_one));
   if (fits < 2) {
-    s.confirm_repeats = 1;
-    fits = static_cast<size_t>(std::max(0.0, (room - confirm_s()) / rank_one));
+    s.confirm_window_s = s.rank_window_s;
+    fits = static_cast<size_t>(std::max(0.0, (room - confirm_s(s.min_rounds)) / rank_one));
   }
   if (fits < candidates.size()) {
     fits = std::max<size_t>(fits, 2);
@@ -117,7 +112,13 @@ SearchSettings StageSearchSettings(TuneState& state, const std::string& name, in
   }
   TuneState* st = &state;
   const double final_s = state.FinalSeconds();
-  s.may_continue = [st, final_s] { return !st->stopped() && st->left_s() > final_s; };
+  // More confirming rounds than the three stop at the stage's share (a quarter over it at most): a pair that is
+  // still not told apart by then is left undecided rather than taken from the stages after it.
+  const auto stage_end = std::chrono::steady_clock::now() +
+                         std::chrono::milliseconds(static_cast<int64_t>(1250 * std::max(room, 0.0)));
+  s.may_continue = [st, final_s, stage_end] {
+    return !st->stopped() && st->left_s() > final_s && std::chrono::steady_clock::now() < stage_end;
+  };
   s.progress = [st, name, index](const std::string& text) {
     const std::string stage = index <= 6 ? fmt::format("stage {} of 6 ({})", index, name)
                                          : fmt::format("after stage 6 ({}: threads for the new model)", name);
@@ -132,7 +133,7 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
   record.name = name;
   record.index = index;
   if (candidates.size() < 2) {
-    record.status = "skipped";
+    record.status = StageStatus::kSkipped;
     if (record.reason.empty()) record.reason = "no candidate to try";
     state.stages.push_back(record);
     return;
@@ -159,21 +160,24 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
     return MeasureServed(c, p);
   };
   SearchResult search = Search(candidates, state.objective, measure, settings);
-  if (search.noise_from_rounds) state.noise_seen = search.noise;
+  if (search.noise > 0) state.noise_seen = std::max(state.noise_seen, search.noise);
   if (search.interrupted && state.settings->stop && state.settings->stop->load()) state.interrupted = true;
   const Entry& winner = search.entries[static_cast<size_t>(search.winner)];
   record.entries = search.entries;
   record.winner = winner.candidate.id;
   record.reason = search.reason;
+  record.decided_by = search.decided_by;
+  record.rounds = search.rounds;
+  record.noise = search.noise;
   record.delta_vs_previous = winner.ratio_vs_incumbent;
   record.delta_vs_baseline = winner.measured ? ScoreRatio(state.objective, winner.trial, state.baseline_trial) : 0;
-  record.status = search.winner == 0 ? "no gain" : "improved";
+  record.status = search.winner == 0 ? StageStatus::kNoGain : StageStatus::kImproved;
   if (!search.entries[0].measured) {
-    record.status = "failed";
+    record.status = StageStatus::kFailed;
     record.reason = "the incumbent could not be measured: " + search.entries[0].reason;
   }
   for (const Entry& e : search.entries) {
-    if (e.outcome == "rejected") state.rejected.push_back({e.candidate.id, name, e.reason});
+    if (e.outcome == Outcome::kRejected) state.rejected.push_back({e.candidate.id, name, e.reason});
   }
   if (search.winner != 0) {
     state.incumbent = winner.candidate;
@@ -189,7 +193,7 @@ void RunBatchingStage(TuneState& state) {
   std::vector<Candidate> candidates = {state.incumbent};
   if (!state.batch_axis) {
     state.stages.push_back(StageRecord::Of(
-        "batching", 3, "skipped", "the model's inputs share no dynamic batch dimension: " + state.batch_reason));
+        "batching", 3, StageStatus::kSkipped, "the model's inputs share no dynamic batch dimension: " + state.batch_reason));
     return;
   }
   int64_t concurrency = LargestConcurrency(state);

@@ -81,16 +81,19 @@ struct TuneState {
   // The seconds one served trial at every load usually takes with windows of `window_s`: the server's start, and
   // per load a warm-up window and three measured ones (a fourth, now and then, when they disagree).
   double TrialSeconds(double window_s) const {
-    return 0.4 + static_cast<double>(objective.loads.size()) * (4.5 * window_s + 0.1);
+    return trial_scale * (0.4 + static_cast<double>(objective.loads.size()) * (4.5 * window_s + 0.1));
   }
+  // How much longer the baseline's trials took than TrialSeconds says (a slow model's windows grow to hold enough
+  // requests for its p99): every later estimate is scaled by it. At least 1.
+  double trial_scale = 1;
   // What the final check needs: its rounds at the SLO loads, the two curves and the outputs over the wire.
   double FinalSeconds() const;
   // The seconds stage `index` (3 to 7) may spend: its share of what is left after the final check, the stages
   // after it weighed by how much they usually need.
   double StageRoom(int index) const;
-  // The noise measured so far in this run (the baseline's own spread, each stage's paired rounds): what a stage
-  // with too few rounds of its own assumes.
-  double noise_seen = 0.25;
+  // The largest noise measured so far in this run (the baseline's own spread, each stage's paired interval), for the
+  // summary; no decision borrows it: each stage measures its own.
+  double noise_seen = 0;
 };
 
 // The model's metadata, the data split (or generated held-out rows under work_dir), the gates, the objective, the
