@@ -64,7 +64,7 @@ TEST_F(QuantizeCliTest, StaticVerifiesOnTheRowsCalibrationDidNotUse) {
   EXPECT_THAT(r.out, HasSubstr("verdict: PASSED"));
 }
 
-// A planted slower variant, as tune_precision_test.cc plants one: a chain of tiny 1x1 convolutions (4 channels on
+// A planted slower variant, as precision_stage_test.cc plants one: a chain of tiny 1x1 convolutions (4 channels on
 // 8x8, identity weights) that dynamic INT8 makes slower on every CPU. Each float Conv becomes four kernels
 // (DynamicQuantizeLinear, ConvInteger, Cast, Mul) on tensors far too small for integer arithmetic to win anything
 // back, so the variant runs several times the kernels for the same work (0.44x the source's throughput on the

@@ -17,7 +17,7 @@ namespace hone::cli {
 
 Command AddTuneCommand(CLI::App& app) {
   struct Flags {
-    std::string model, out, budget = "10m", protocol = "http";
+    std::string model, out, budget = "10m", protocol = "http", search = "staged";
     runtime::InputOptions inputs;
     InputFlags input_flags;
     std::vector<std::string> slos, perturb;
@@ -55,6 +55,12 @@ Command AddTuneCommand(CLI::App& app) {
   sub->add_option("-o,--out", flags->out, "folder for report.json, report.html and repository/ (must not hold them)")
       ->required();
   sub->add_flag("--quick", flags->quick, "shorter windows and fewer candidates (demos, tests)");
+  sub->add_option("--search", flags->search,
+                  "staged: the stages in order of risk, each from the best so far; exhaustive: every combination "
+                  "the stages could reach (hundreds of trials; writes the best three to OUT/top/ as well), the "
+                  "yardstick that scripts/prove-tune measures the staged search against")
+      ->check(CLI::IsMember({"staged", "exhaustive"}))
+      ->capture_default_str();
   sub->add_flag("-q,--quiet", flags->quiet, "no progress on standard error");
   sub->add_flag("--server-log", flags->server_log,
                 "the trial servers' information lines (model loads, thread splits) on standard error; warnings and "
@@ -76,6 +82,7 @@ Command AddTuneCommand(CLI::App& app) {
     if (Status s = ApplyInputFlags(flags->input_flags, settings.inputs); !s.ok()) return fail(s);
     settings.out_dir = flags->out;
     settings.quick = flags->quick;
+    settings.search = flags->search == "exhaustive" ? tune::SearchMode::kExhaustive : tune::SearchMode::kStaged;
     settings.cost_per_hour = flags->cost_per_hour;
     settings.protocol = flags->protocol == "grpc" ? bench::RemoteProtocol::kGrpc : bench::RemoteProtocol::kHttp;
     for (const std::string& text : flags->slos) {

@@ -203,6 +203,14 @@ nlohmann::json TuneBodyJson(const TuneState& state, const FinalCheck& final_chec
   body["curves"] = CurvesJson(curves);
   body["interrupted"] = exit_code == 130;
   body["wall_time_s"] = state.elapsed_s();
+  body["search"] = {{"mode", state.exhaustive ? "exhaustive" : "staged"}};
+  if (state.exhaustive) {
+    nlohmann::json top = nlohmann::json::array();
+    for (const Candidate& c : state.exhaustive->top) top.push_back({{"id", c.id}, {"settings", CandidateSettingsJson(c)}});
+    body["search"]["candidates"] = state.exhaustive->candidates;
+    body["search"]["wall_s"] = state.exhaustive->wall_s;
+    body["search"]["top"] = top;
+  }
   body["repository"] = {{"path", repository}, {"model", state.plan.model_name},
                         {"config_pbtxt", final_check.config_text}};
   body["reproduce"] = ReproduceJson(state, repository);

@@ -219,16 +219,31 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   // Interrupted from here on: every stage and the final check see state.stopped() and record that they did not
   // run, and the report of what finished is written.
   RunProfile(state);
-  RunBatchingStage(state);
-  RunGraphStage(state);
-  RunThreadsStage(state);
-  RunPrecisionStage(state);
-  if (state.incumbent.precision != "fp32") RunThreadsStage(state, /*again=*/true);
+  if (settings.search == SearchMode::kExhaustive) {
+    RunExhaustiveSearch(state);
+  } else {
+    RunBatchingStage(state);
+    RunGraphStage(state);
+    RunThreadsStage(state);
+    RunPrecisionStage(state);
+    if (state.incumbent.precision != "fp32") RunThreadsStage(state, /*again=*/true);
+  }
   RunGraphSaveStep(state);
 
   const std::string repository = (fs::path(settings.out_dir) / "repository").string();
   std::vector<TrialResult> curves;
   FinalCheck final_check = RunFinalCheck(state, repository, state.plan.model_name, &curves);
+  if (state.exhaustive) {
+    // The grid's best, each a repository of its own, for measuring side by side (scripts/prove-tune).
+    const fs::path top = fs::path(settings.out_dir) / "top";
+    for (size_t i = 0; i < state.exhaustive->top.size(); ++i) {
+      const Candidate& c = state.exhaustive->top[i];
+      const std::string path = (top / fmt::format("{}-{}", i + 1, c.id)).string();
+      if (Status s = WriteRepository(c, state.plan.model_name, state.plan.metadata, path); !s.ok()) {
+        state.skipped.push_back({"exhaustive", c.id, "its repository could not be written: " + s.message()});
+      }
+    }
+  }
   const bool interrupted = state.interrupted || (settings.stop && settings.stop->load());
   const bool met = final_check.error.empty() && final_check.slos_met && final_check.quality_met();
   const int exit_code = interrupted ? 130 : met ? 0 : 1;

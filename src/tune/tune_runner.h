@@ -31,6 +31,13 @@
 
 namespace hone::tune {
 
+// How the serving and precision choices are searched.
+enum class SearchMode {
+  kStaged,      // the stages in order of risk, each from the best so far (the default)
+  kExhaustive,  // every batching x graph x threads x precision combination the stages could reach, ranked and the
+                // best confirmed in paired rounds: the yardstick for the staged search (slow: hundreds of trials)
+};
+
 struct TuneSettings {
   std::string model_path;
   // data_path: a .npz with the inputs (and labels for the quality gates); its first quarter (at most 512 rows)
@@ -50,6 +57,7 @@ struct TuneSettings {
   std::vector<std::string> argv;  // for the report
   // Quicker trials (shorter windows, fewer candidates): for tests and demos on a small budget.
   bool quick = false;
+  SearchMode search = SearchMode::kStaged;
   std::function<void(const std::string&)> progress;  // "stage 3 of 6 (batching): rank 2 of 5 ... best ... left"
   const std::atomic<bool>* stop = nullptr;
 };

@@ -56,7 +56,15 @@ struct TuneState {
   std::vector<SkippedWork> skipped;
   nlohmann::json profile;       // the profile stage's findings
   nlohmann::json quality_by_candidate = nlohmann::json::object();  // id -> {metric, value, gates}
-  bool matmul_first = false;    // the profile says MatMul/Gemm dominate: weight-only INT4 is tried first
+  bool matmul_first = false;
+  // The exhaustive search (exhaustive_search.h), when it ran: its grid's size, its wall time, and its confirmed
+  // finalists, best first.
+  struct ExhaustiveFacts {
+    int candidates = 0;
+    double wall_s = 0;
+    std::vector<Candidate> top;
+  };
+  std::optional<ExhaustiveFacts> exhaustive;    // the profile says MatMul/Gemm dominate: weight-only INT4 is tried first
   bool interrupted = false;
 
   double elapsed_s() const {
@@ -101,7 +109,8 @@ struct TuneState {
 // the user's to fix (InvalidArgument or NotFound naming the flag or file): nothing has been measured yet.
 Status PrepareTune(TuneState& state);
 
-// The stages (tune_stages.cc, tune_precision.cc): each appends its record to state.stages and moves
+// The stages (batching_stage.cc, graph_stage.cc, threads_stage.cc, precision_stage.cc): each appends its record to
+// state.stages and moves
 // state.incumbent when a candidate wins.
 void RunBatchingStage(TuneState& state);
 void RunGraphStage(TuneState& state);
@@ -125,6 +134,11 @@ struct PrecisionVariant {
 // skipped, with why.
 std::vector<PrecisionVariant> PlanPrecisionVariants(TuneState& state);
 void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& variants);
+// Makes each of `variants` from the incumbent's model and verifies it against it (numerics, gates, speed) until
+// `verify_end`; returns those that passed as candidates (their quality recorded), the others recorded as rejected
+// or skipped. Each check is appended to `checks` (report.json's variant_checks).
+std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const std::vector<PrecisionVariant>& variants,
+                                            std::chrono::steady_clock::time_point verify_end, nlohmann::json& checks);
 // After precision (tune_graph_save.cc): the winner's optimized graph saved, verified, and served when it makes the
 // model ready sooner; recorded under the graph stage's "saved_graph".
 void RunGraphSaveStep(TuneState& state);
@@ -134,6 +148,10 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
 // ranking does not fit, `candidates` is cut to what does (the riskiest go first) and the cut is recorded as skipped.
 SearchSettings StageSearchSettings(TuneState& state, const std::string& name, int index,
                                    std::vector<Candidate>& candidates);
+
+// Instead of stages 3 to 7 (exhaustive_search.cc): every combination of the stages' candidates made from the
+// baseline, with every verified precision variant's model, searched at once; records one stage, "exhaustive".
+void RunExhaustiveSearch(TuneState& state);
 
 struct FinalCheck;
 // report.json's body (tune_report.cc): the objective, baseline, profile, stages, rejected and skipped candidates,

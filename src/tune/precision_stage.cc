@@ -208,18 +208,9 @@ std::vector<PrecisionVariant> PlanPrecisionVariants(TuneState& state) {
 
 void RunPrecisionStage(TuneState& state) { RunPrecisionStage(state, PlanPrecisionVariants(state)); }
 
-void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& variants) {
-  const auto started = Clock::now();
-  // Making and verifying the variants may take this share of the stage's room; the rest is the search's. Each
-  // variant's FP32 fallback gets an equal part of what is left when it starts, so one variant with many nodes
-  // cannot starve the others.
-  const auto verify_end = started + std::chrono::milliseconds(static_cast<int64_t>(600 * state.StageRoom(6)));
-  std::vector<Candidate> candidates = {state.incumbent};
-  nlohmann::json checks = nlohmann::json::array();
-  if (state.incumbent.precision != "fp32") {
-    state.stages.push_back(StageRecord::Of("precision", 6, StageStatus::kSkipped, "the incumbent is not FP32"));
-    return;
-  }
+std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const std::vector<PrecisionVariant>& variants,
+                                            std::chrono::steady_clock::time_point verify_end, nlohmann::json& checks) {
+  std::vector<Candidate> candidates;
   for (size_t index = 0; index < variants.size(); ++index) {
     const PrecisionVariant& v = variants[index];
     if (state.stopped() || state.left_s() < state.FinalSeconds() + 3 * state.TrialSeconds(0.25) ||
@@ -283,6 +274,22 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
     }
     candidates.push_back(c);
   }
+  return candidates;
+}
+
+void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& variants) {
+  const auto started = Clock::now();
+  if (state.incumbent.precision != "fp32") {
+    state.stages.push_back(StageRecord::Of("precision", 6, StageStatus::kSkipped, "the incumbent is not FP32"));
+    return;
+  }
+  // Making and verifying the variants may take this share of the stage's room; the rest is the search's. Each
+  // variant's FP32 fallback gets an equal part of what is left when it starts, so one variant with many nodes
+  // cannot starve the others.
+  const auto verify_end = started + std::chrono::milliseconds(static_cast<int64_t>(600 * state.StageRoom(6)));
+  nlohmann::json checks = nlohmann::json::array();
+  std::vector<Candidate> candidates = {state.incumbent};
+  for (Candidate& c : MakeVerifiedVariants(state, variants, verify_end, checks)) candidates.push_back(std::move(c));
   const bool none_passed = candidates.size() < 2;
   SearchStage(state, "precision", 6, std::move(candidates));
   StageRecord& record = state.stages.back();

@@ -1,31 +1,15 @@
-// The serving stages: batching, graph optimization, threads and instances. Each makes candidates from the
-// incumbent by changing one thing and lets the search (search.h) decide.
+// What every search stage shares: its share of the budget as search settings, running the search, and recording
+// what it decided; and the run's clock-and-budget arithmetic (tune_state.h). The stages themselves are
+// batching_stage.cc, graph_stage.cc, threads_stage.cc and precision_stage.cc.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 
 #include "tune/tune_final.h"
 #include "tune/tune_state.h"
 
 namespace hone::tune {
-namespace {
-
-int64_t LargestConcurrency(const TuneState& state) {
-  int64_t largest = 1;
-  for (const Load& load : state.objective.loads) largest = std::max(largest, load.open_loop ? 8 : load.concurrency);
-  return largest;
-}
-
-int Cores(const TuneState& state) {
-  int cores = state.system.logical_cores > 0 ? state.system.logical_cores
-                                             : static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(cores, 1);
-}
-
-}  // namespace
-
 std::string TuneState::BestSoFar() const {
   if (incumbent_trial.loads.empty()) return "best so far: " + incumbent.id;
   const LoadFigures& f = incumbent_trial.loads[0];
@@ -187,102 +171,6 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
   }
   record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   state.stages.push_back(std::move(record));
-}
-
-void RunBatchingStage(TuneState& state) {
-  std::vector<Candidate> candidates = {state.incumbent};
-  if (!state.batch_axis) {
-    state.stages.push_back(StageRecord::Of(
-        "batching", 3, StageStatus::kSkipped, "the model's inputs share no dynamic batch dimension: " + state.batch_reason));
-    return;
-  }
-  int64_t concurrency = LargestConcurrency(state);
-  std::vector<int64_t> sizes = {std::max<int64_t>(8, concurrency), 32};
-  if (state.settings->quick) sizes = {std::max<int64_t>(8, concurrency)};
-  std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  std::vector<int64_t> delays = {0, 500};
-  int risk = 1;
-  for (int64_t size : sizes) {
-    for (int64_t delay : delays) {
-      Candidate c = state.incumbent;
-      c.id = fmt::format("batch{}-delay{}", size, delay);
-      c.stage = "batching";
-      c.max_batch_size = size;
-      c.dynamic_batching = true;
-      c.max_queue_delay_us = delay;
-      c.risk = state.incumbent.risk + risk++;
-      candidates.push_back(c);
-      // With a delay, a preferred size equal to the requests outstanding sends a full batch at once instead of
-      // waiting out the delay (Triton's preferred_batch_size).
-      if (delay > 0 && concurrency > 1 && concurrency < size && !state.settings->quick) {
-        c.id += fmt::format("-preferred{}", concurrency);
-        c.preferred_batch_sizes = {concurrency};
-        c.risk = state.incumbent.risk + risk++;
-        candidates.push_back(c);
-      }
-    }
-  }
-  SearchStage(state, "batching", 3, std::move(candidates));
-}
-
-void RunGraphStage(TuneState& state) {
-  std::vector<Candidate> candidates = {state.incumbent};
-  using runtime::GraphOptimization;
-  int risk = 1;
-  for (GraphOptimization level : {GraphOptimization::kExtended, GraphOptimization::kBasic}) {
-    if (level == state.incumbent.session.graph_optimization) continue;
-    Candidate c = state.incumbent;
-    c.id = fmt::format("graph-{}", runtime::GraphOptimizationName(level));
-    c.stage = "graph";
-    c.session.graph_optimization = level;
-    c.graph_level_set = true;
-    c.risk = state.incumbent.risk + risk++;
-    candidates.push_back(c);
-  }
-  SearchStage(state, "graph", 4, std::move(candidates));
-  // Cold start per level: the served model's time to ready, from the trials' own start-ups.
-  nlohmann::json cold = nlohmann::json::array();
-  for (const Entry& e : state.stages.back().entries) {
-    if (e.measured) cold.push_back({{"candidate", e.candidate.id}, {"ready_s", e.trial.ready_s}});
-  }
-  state.stages.back().extra["cold_start"] = cold;
-}
-
-void RunThreadsStage(TuneState& state, bool again) {
-  int cores = Cores(state);
-  std::vector<Candidate> candidates = {state.incumbent};
-  const std::string name = again ? "retune" : "threads";
-  // Again: the model changed since the threads stage (the precision stage's winner), so ids say which model.
-  const std::string prefix = again ? state.incumbent.id + "+" : "";
-  int risk = 1;
-  auto add = [&](int instances, int intra, bool spin) {
-    Candidate c = state.incumbent;
-    c.id = fmt::format("{}instances{}-intra{}{}", prefix, instances, intra, spin ? "" : "-nospin");
-    c.stage = name;
-    c.instances = instances;
-    c.session.intra_op_threads = intra;
-    c.threads_set = true;
-    c.session.allow_spinning = spin;
-    c.spinning_set = !spin;
-    c.risk = state.incumbent.risk + risk++;
-    for (const Candidate& other : candidates) {
-      if (other.instances == c.instances && other.threads_set && other.session.intra_op_threads == intra &&
-          other.session.allow_spinning == spin)
-        return;
-    }
-    candidates.push_back(c);
-  };
-  for (int instances = 1; instances <= std::min(cores, 4); instances *= 2) {
-    add(instances, std::max(1, cores / instances), true);
-    if (!state.settings->quick) add(instances, std::max(1, cores / instances), false);
-  }
-  if (cores > 1) add(1, 1, true);
-  const std::string model = state.incumbent.id;
-  SearchStage(state, name, again ? 7 : 5, std::move(candidates));
-  if (again && state.quality_by_candidate.contains(model)) {  // the same model file: the same quality
-    for (const Entry& e : state.stages.back().entries) state.quality_by_candidate[e.candidate.id] = state.quality_by_candidate[model];
-  }
 }
 
 }  // namespace hone::tune

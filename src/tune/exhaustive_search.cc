@@ -1,0 +1,145 @@
+// The exhaustive search: the yardstick the staged search is measured against (scripts/prove-tune). Every candidate
+// the stages could reach from the baseline is one combination of a model (the source or a verified lower-precision
+// variant), a batching setting, a graph level and a threads setting; all of them are ranked with the stages' short
+// trials and the best confirmed in the same paired rounds (search.h), so that the two searches differ only in which
+// candidates they measure.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "tune/stage_candidates.h"
+
+namespace hone::tune {
+namespace {
+
+// `model` served with the batching of `batching`, the graph level of `graph` and the threads of `threads` (each
+// made from the same baseline, so only its own stage's fields differ from it).
+Candidate Combine(const Candidate& model, const Candidate& batching, const Candidate& graph, const Candidate& threads,
+                  const Candidate& baseline) {
+  Candidate c = model;
+  c.max_batch_size = batching.max_batch_size;
+  c.dynamic_batching = batching.dynamic_batching;
+  c.max_queue_delay_us = batching.max_queue_delay_us;
+  c.preferred_batch_sizes = batching.preferred_batch_sizes;
+  c.session.graph_optimization = graph.session.graph_optimization;
+  c.graph_level_set = graph.graph_level_set;
+  c.instances = threads.instances;
+  c.session.intra_op_threads = threads.session.intra_op_threads;
+  c.threads_set = threads.threads_set;
+  c.session.allow_spinning = threads.session.allow_spinning;
+  c.spinning_set = threads.spinning_set;
+  std::vector<std::string> parts;
+  for (const Candidate* part : {&model, &batching, &graph, &threads}) {
+    if (part->id != baseline.id) parts.push_back(part->id);
+  }
+  c.id = parts.empty() ? baseline.id : fmt::format("{}", fmt::join(parts, "+"));
+  c.stage = "exhaustive";
+  c.risk = baseline.risk + (model.risk - baseline.risk) + (batching.risk - baseline.risk) +
+           (graph.risk - baseline.risk) + (threads.risk - baseline.risk);
+  return c;
+}
+
+std::vector<Candidate> WithBase(const Candidate& base, std::vector<Candidate> others) {
+  others.insert(others.begin(), base);
+  return others;
+}
+
+}  // namespace
+
+void RunExhaustiveSearch(TuneState& state) {
+  const auto started = std::chrono::steady_clock::now();
+  const Candidate base = state.incumbent;  // the baseline: nothing has moved it yet
+  state.Say("exhaustive search: making and verifying the lower-precision variants");
+  nlohmann::json checks = nlohmann::json::array();
+  // The variants get the share of the run the precision stage would give them; the grid takes the rest.
+  const auto verify_end =
+      started + std::chrono::milliseconds(static_cast<int64_t>(1000 * std::max(0.0, state.left_s() * 0.3)));
+  std::vector<Candidate> models = {base};
+  for (Candidate& c : MakeVerifiedVariants(state, PlanPrecisionVariants(state), verify_end, checks)) {
+    models.push_back(std::move(c));
+  }
+  const std::vector<Candidate> batching = WithBase(base, BatchingCandidates(state, base));
+  const std::vector<Candidate> graph = WithBase(base, GraphCandidates(base));
+  const std::vector<Candidate> threads = WithBase(base, ThreadsCandidates(state, base, "threads", ""));
+  std::vector<Candidate> grid;
+  for (const Candidate& m : models) {
+    for (const Candidate& b : batching) {
+      for (const Candidate& g : graph) {
+        for (const Candidate& t : threads) grid.push_back(Combine(m, b, g, t, base));
+      }
+    }
+  }
+  // The same windows and rounds as the stages', more finalists: the grid's best few are close to one another.
+  SearchSettings s;
+  s.rank_window_s = state.settings->quick ? 0.1 : 0.25;
+  s.confirm_window_s = state.settings->quick ? 0.15 : 0.4;
+  s.finalists = 3;
+  s.max_rounds = state.settings->quick ? 5 : 8;
+  TuneState* st = &state;
+  const double final_s = state.FinalSeconds();
+  s.may_continue = [st, final_s] { return !st->stopped() && st->left_s() > final_s; };
+  s.progress = [st](const std::string& text) {
+    st->Say(fmt::format("exhaustive search: {}; {:.0f} s left", text, std::max(0.0, st->left_s())));
+  };
+  const auto grid_started = std::chrono::steady_clock::now();
+  TrialPlan plan = state.plan;
+  plan.stop = state.settings->stop;
+  MeasureFn measure = [&plan](const Candidate& c, double window_s) {
+    TrialPlan p = plan;
+    p.window_s = window_s;
+    return MeasureServed(c, p);
+  };
+  SearchResult search = Search(grid, state.objective, measure, s);
+  const double grid_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - grid_started).count();
+
+  StageRecord record;
+  record.name = "exhaustive";
+  record.index = 3;
+  const Entry& winner = search.entries[static_cast<size_t>(search.winner)];
+  record.entries = search.entries;
+  record.winner = winner.candidate.id;
+  record.reason = search.reason;
+  record.decided_by = search.decided_by;
+  record.rounds = search.rounds;
+  record.noise = search.noise;
+  record.delta_vs_previous = record.delta_vs_baseline = winner.ratio_vs_incumbent;
+  record.status = search.winner == 0 ? StageStatus::kNoGain : StageStatus::kImproved;
+  record.extra["variant_checks"] = checks;
+  record.extra["grid"] = {{"candidates", grid.size()},
+                          {"models", models.size()},
+                          {"batching", batching.size()},
+                          {"graph", graph.size()},
+                          {"threads", threads.size()},
+                          {"wall_s", grid_s}};
+  if (search.noise > 0) state.noise_seen = std::max(state.noise_seen, search.noise);
+  if (search.interrupted && state.settings->stop && state.settings->stop->load()) state.interrupted = true;
+  for (const Entry& e : search.entries) {
+    if (e.outcome == Outcome::kRejected) state.rejected.push_back({e.candidate.id, "exhaustive", e.reason});
+  }
+  if (search.winner != 0) {
+    state.incumbent = winner.candidate;
+    state.incumbent_trial = winner.trial;
+  } else if (search.entries[0].measured) {
+    state.incumbent_trial = search.entries[0].trial;
+  }
+  // The confirmed finalists, best first (the winner first whatever its ratio: it won on risk or CPU otherwise).
+  TuneState::ExhaustiveFacts facts;
+  facts.candidates = static_cast<int>(grid.size());
+  facts.wall_s = grid_s;
+  std::vector<const Entry*> confirmed;
+  for (const Entry& e : search.entries) {
+    if (&e != &winner && e.measured && (e.score_pair.measured() || &e == &search.entries[0]) && e.trial.loads.size())
+      confirmed.push_back(&e);
+  }
+  std::stable_sort(confirmed.begin(), confirmed.end(),
+                   [](const Entry* a, const Entry* b) { return a->ratio_vs_incumbent > b->ratio_vs_incumbent; });
+  facts.top.push_back(winner.candidate);
+  for (const Entry* e : confirmed) facts.top.push_back(e->candidate);
+  if (facts.top.size() > 3) facts.top.resize(3);
+  state.exhaustive = facts;
+  record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  state.stages.push_back(std::move(record));
+}
+
+}  // namespace hone::tune
