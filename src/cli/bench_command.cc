@@ -16,6 +16,7 @@
 #include "cli/common_flags.h"
 #include "cli/commands.h"
 #include "cli/report_output.h"
+#include "onnx/model_json.h"
 #include "tune/in_process_client.h"
 
 namespace hone::cli {
@@ -240,7 +241,7 @@ int RunLlm(CLI::App& sub, BenchFlags& f) {
   }
   if (!f.json_path.empty()) {
     // An LLM server describes no tensors: inputs and outputs are empty.
-    nlohmann::json model = tune::ServedModelJson(s.model, f.remote.url, "openai", runtime::ModelMetadata{});
+    nlohmann::json model = onnx::ServedModelJson(s.model, f.remote.url, "openai", runtime::ModelMetadata{});
     if (Status st = WriteJsonReport(f.json_path, "bench", model, bench::LlmReportToJson(*report)); !st.ok())
       code = fail(st);
   }
@@ -293,11 +294,11 @@ int Run(CLI::App& sub, BenchFlags& f) {
   if (!f.json_path.empty()) {
     Result<nlohmann::json> model =
         !f.repository.empty()
-            ? Result<nlohmann::json>(tune::ServedModelJson(f.settings.model_path, "in process: " + f.repository,
+            ? Result<nlohmann::json>(onnx::ServedModelJson(f.settings.model_path, "in process: " + f.repository,
                                                            "in-process", report->model_metadata))
         : f.remote.url.empty()
-            ? tune::ModelFileJson(f.settings.model_path)
-            : Result<nlohmann::json>(tune::ServedModelJson(f.remote.model, f.remote.url, f.protocol,
+            ? onnx::ModelFileJson(f.settings.model_path)
+            : Result<nlohmann::json>(onnx::ServedModelJson(f.remote.model, f.remote.url, f.protocol,
                                                            report->model_metadata));
     Status s = model.ok() ? WriteJsonReport(f.json_path, "bench", *model, bench::ReportToJson(*report))
                           : model.status();

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/report_output.h"
+#include "onnx/model_json.h"
 #include "tune/profile.h"
 
 namespace hone::cli {
@@ -89,14 +90,14 @@ int Run(CLI::App& sub, ProfileFlags& f) {
     auto profile = tune::ProfileServed(f.served);
     if (!profile.ok()) return fail(profile.status());
     std::cout << tune::ServedProfileToText(*profile);
-    model = tune::ServedModelJson(f.served.remote.model, f.served.remote.url, f.protocol, profile->metadata);
+    model = onnx::ServedModelJson(f.served.remote.model, f.served.remote.url, f.protocol, profile->metadata);
     body = {{"target", "server"}, {"summary", profile->split.summary}, {"served", tune::ServedProfileToJson(*profile)}};
   } else {
     auto profile = tune::ProfileModel(f.settings);
     if (!profile.ok()) return fail(profile.status());
     std::cout << tune::ProfileToText(*profile);
     if (!f.json_path.empty()) {
-      Result<nlohmann::json> file = tune::ModelFileJson(f.settings.model_path);
+      Result<nlohmann::json> file = onnx::ModelFileJson(f.settings.model_path);
       if (!file.ok()) return fail(file.status());
       model = *file;
     }

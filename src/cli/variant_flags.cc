@@ -10,6 +10,7 @@
 #include "check/gates.h"
 #include "cli/commands.h"
 #include "cli/report_output.h"
+#include "onnx/model_json.h"
 #include "tune/variant_check_json.h"
 
 namespace hone::cli {
@@ -46,8 +47,8 @@ void AddVariantFlags(CLI::App& app, VariantFlags& f) {
 int FinishVariantReport(const VariantFlags& flags, const VariantReport& report, bool written,
                         std::string_view verdict, nlohmann::json verification, int code) {
   if (flags.json_path.empty()) return code;
-  Result<nlohmann::json> source = tune::ModelFileJson(report.source);
-  Result<nlohmann::json> variant = written ? tune::ModelFileJson(report.output) : Result<nlohmann::json>(nullptr);
+  Result<nlohmann::json> source = onnx::ModelFileJson(report.source);
+  Result<nlohmann::json> variant = written ? onnx::ModelFileJson(report.output) : Result<nlohmann::json>(nullptr);
   Status s = !source.ok() ? source.status() : variant.status();
   if (s.ok()) {
     nlohmann::json body = {{"output", report.output},

@@ -152,7 +152,7 @@ Status PrepareTune(TuneState& state) {
   runtime::BatchAxis axis = state.metadata.SharedBatchAxis();
   state.batch_axis = axis.shared && axis.fixed_size < 0;
   state.batch_reason = axis.shared ? "dimension 0 is fixed" : axis.reason;
-  state.system = bench::ReadSystemInfo();
+  state.system = report::ReadSystemInfo();
   HONE_RETURN_IF_ERROR(settings.inputs.data_path.empty() ? GenerateHeldOut(state) : SplitData(state));
   state.gates = settings.gates;
   // The default gate needs per-row outputs to score against per-row labels: a model without a batch dimension

@@ -1,3 +1,4 @@
+#include "onnx/model_json.h"
 #include "tune/tune_runner.h"
 
 #include <fmt/format.h>
@@ -11,7 +12,7 @@
 #include "runtime/session.h"
 #include "tensor/npz.h"
 #include "tune/profile.h"
-#include "tune/report_envelope.h"
+#include "report/report_envelope.h"
 #include "tune/report_html.h"
 #include "tune/tune_final.h"
 #include "tune/tune_state.h"
@@ -214,15 +215,15 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   const bool met = final_check.error.empty() && final_check.slos_met && final_check.quality_met();
   const int exit_code = interrupted ? 130 : met ? 0 : 1;
 
-  ReportContext context;
+  report::ReportContext context;
   context.argv = settings.argv;
   context.started_at = std::chrono::system_clock::now() -
                        std::chrono::duration_cast<std::chrono::system_clock::duration>(
                            std::chrono::steady_clock::now() - state.started);
-  auto model_json = ModelFileJson(settings.model_path);
+  auto model_json = onnx::ModelFileJson(settings.model_path);
   TuneOutcome outcome;
   nlohmann::json body = TuneBodyJson(state, final_check, curves, repository, exit_code);
-  outcome.report = MakeReport("tune", context, model_json.ok() ? *model_json : nlohmann::json(), body);
+  outcome.report = report::MakeReport("tune", context, model_json.ok() ? *model_json : nlohmann::json(), body);
   outcome.exit_code = exit_code;
   outcome.summary = Summary(state, final_check, exit_code);
   // Texts from the model, the server or ONNX Runtime may hold bytes that are not UTF-8: replaced, never fatal.

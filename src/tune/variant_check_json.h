@@ -1,5 +1,5 @@
 // A variant's verdict for programs: the body of `hone quantize --json` and `hone convert --json` (inside the
-// report envelope, tune/report_envelope.h), and of each tune stage to come.
+// report envelope, report/report_envelope.h), and of each tune stage to come.
 #pragma once
 
 #include <nlohmann/json.hpp>
