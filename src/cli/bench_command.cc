@@ -13,11 +13,11 @@
 #include "bench/remote_client.h"
 #include "bench/remote_runner.h"
 #include "bench/report.h"
-#include "cli/common_flags.h"
 #include "cli/commands.h"
+#include "cli/common_flags.h"
 #include "cli/report_output.h"
+#include "harness/in_process_client.h"
 #include "onnx/model_json.h"
-#include "tune/in_process_client.h"
 
 namespace hone::cli {
 namespace {
@@ -278,7 +278,7 @@ int Run(CLI::App& sub, BenchFlags& f) {
   bench::InterruptScope interrupt;
   hooks.stop = interrupt.flag();
   auto report = !f.repository.empty()
-                    ? tune::RunRepositoryBench(f.settings, f.repository, f.settings.model_path, f.remote.version, hooks)
+                    ? harness::RunRepositoryBench(f.settings, f.repository, f.settings.model_path, f.remote.version, hooks)
                 : f.remote.url.empty() ? bench::RunBench(f.settings, hooks)
                                        : bench::RunRemoteBench(f.settings, f.remote, hooks);
   if (progress) progress->Finish();

@@ -6,14 +6,14 @@
 #include <memory>
 
 #include "bench/report.h"
-#include "onnx/model_json.h"
-#include "report/system_info.h"
 #include "check/compare_report.h"
 #include "check/compare_runner.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/report_output.h"
 #include "cli/tolerance_flags.h"
+#include "onnx/model_json.h"
+#include "report/system_info.h"
 
 namespace hone::cli {
 namespace {

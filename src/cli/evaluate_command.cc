@@ -8,13 +8,13 @@
 
 #include "base/progress.h"
 #include "bench/report.h"
+#include "check/evaluate_report.h"
+#include "cli/commands.h"
+#include "cli/common_flags.h"
+#include "cli/report_output.h"
+#include "harness/served_evaluate.h"
 #include "onnx/model_json.h"
 #include "report/system_info.h"
-#include "check/evaluate_report.h"
-#include "cli/common_flags.h"
-#include "cli/commands.h"
-#include "cli/report_output.h"
-#include "tune/served_evaluate.h"
 
 namespace hone::cli {
 namespace {
@@ -129,7 +129,7 @@ int Run(EvaluateFlags& f) {
     return fail(Status::InvalidArgument("--against-repository and --labels-file need --model-repository"));
   if (served && !f.settings.against_path.empty())
     return fail(Status::InvalidArgument("with --model-repository the reference is --against-repository"));
-  auto report = served ? tune::EvaluateServed({f.repository, f.settings.model_path, 0, f.against_repository,
+  auto report = served ? harness::EvaluateServed({f.repository, f.settings.model_path, 0, f.against_repository,
                                                f.labels_file, f.settings})
                        : check::Evaluate(f.settings);
   if (progress) progress->Finish();

@@ -12,10 +12,10 @@
 
 #include "base/nearest_name.h"
 #include "base/version.h"
-#include "report/system_info.h"
 #include "cli/argument_check.h"
 #include "cli/commands.h"
 #include "cli/report_output.h"
+#include "report/system_info.h"
 
 namespace {
 

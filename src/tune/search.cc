@@ -1,6 +1,6 @@
 #include "tune/search.h"
 
-#include "tune/speed_comparison.h"
+#include "harness/speed_comparison.h"
 
 #include <fmt/format.h>
 
@@ -182,7 +182,7 @@ SearchResult Search(const std::vector<Candidate>& candidates, const Objective& o
     }
     PairedRatio p;
     if (ratios.empty()) return p;
-    p.median = Median(ratios);
+    p.median = harness::Median(ratios);
     p.spread = (*std::max_element(ratios.begin(), ratios.end()) - *std::min_element(ratios.begin(), ratios.end())) /
                p.median;
     p.rounds = static_cast<int>(ratios.size());

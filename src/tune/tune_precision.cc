@@ -9,10 +9,16 @@
 #include <filesystem>
 
 #include "check/metric.h"
+#include "harness/variant_check.h"
 #include "tune/tune_state.h"
-#include "tune/variant_check.h"
 
 namespace hone::tune {
+// Moved to harness (issue 28): the proof a variant carries.
+using harness::CheckVariant;
+using harness::SpeedVerdict;
+using harness::VariantCheck;
+using harness::VariantOutcome;
+using harness::WriteHeldOutRows;
 namespace fs = std::filesystem;
 namespace {
 

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/system_info.h"
 #include "check/evaluate.h"
 #include "onnx/convert.h"
 #include "onnx/quantize.h"
+#include "report/system_info.h"
 #include "tune/tune_runner.h"
 
 namespace hone::tune {

@@ -1,10 +1,10 @@
-#include "tune/served_model.h"
+#include "harness/served_model.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
 
-namespace hone::tune {
+namespace hone::harness {
 
 Result<std::unique_ptr<ServedModel>> ServedModel::Start(const std::string& repository, const std::string& model,
                                                         bench::RemoteProtocol protocol) {
@@ -60,4 +60,4 @@ bench::RemoteSettings ServedModel::Remote() const {
   return remote;
 }
 
-}  // namespace hone::tune
+}  // namespace hone::harness

@@ -12,7 +12,7 @@
 #include "serve/grpc/grpc_server.h"
 #include "serve/http/http_server.h"
 
-namespace hone::tune {
+namespace hone::harness {
 
 class ServedModel {
  public:
@@ -41,4 +41,4 @@ class ServedModel {
   double ready_s_ = 0;
 };
 
-}  // namespace hone::tune
+}  // namespace hone::harness
