@@ -12,43 +12,39 @@ Result<std::unique_ptr<ServedModel>> ServedModel::Start(const std::string& repos
   std::unique_ptr<ServedModel> served(new ServedModel());
   served->model_ = model;
   served->protocol_ = protocol;
-  serve::ServerOptions options;
-  options.model_repository = repository;
-  options.control_mode = serve::ModelControlMode::kNone;
-  options.repository_api = false;
-  HONE_ASSIGN_OR_RETURN(served->server_, serve::Server::Create(options));
-  auto ready = served->server_->IsModelReady(model, 0);
+  ServerAssemblyOptions options;
+  options.server.model_repository = repository;
+  options.server.control_mode = serve::ModelControlMode::kNone;
+  options.server.repository_api = false;
+  // One front end, on an ephemeral loopback port: the one the trial's client speaks.
+  if (protocol == bench::RemoteProtocol::kHttp) {
+    serve::http::HttpServerOptions& http = options.http.emplace();
+    http.port = 0;
+    http.serve_metrics = false;
+    http.repository_api = false;
+  } else {
+    serve::GrpcServerOptions& grpc = options.grpc.emplace();
+    grpc.port = 0;
+    grpc.repository_api = false;
+  }
+  HONE_ASSIGN_OR_RETURN(served->assembled_, AssembledServer::Open(options));
+  // A model that fails to load leaves the server up, not ready; its reason is in the repository index.
+  (void)served->assembled_->LoadModels();
+  serve::Server& server = served->assembled_->server();
+  auto ready = server.IsModelReady(model, 0);
   if (!ready.ok() || !*ready) {
     std::string reason = ready.ok() ? "not ready" : ready.status().message();
-    for (const serve::RepositoryEntry& entry : served->server_->RepositoryIndex(false)) {
+    for (const serve::RepositoryEntry& entry : server.RepositoryIndex(false)) {
       if (entry.name == model && !entry.reason.empty()) reason = entry.reason;
     }
     return Status::FailedPrecondition(fmt::format("hone serve could not load '{}' from '{}': {}", model, repository,
                                                   reason));
   }
-  if (protocol == bench::RemoteProtocol::kHttp) {
-    serve::http::HttpServerOptions http;
-    http.port = 0;
-    http.serve_metrics = false;
-    http.repository_api = false;
-    HONE_ASSIGN_OR_RETURN(served->http_, serve::http::HttpServer::Start(*served->server_, http));
-    served->url_ = fmt::format("127.0.0.1:{}", served->http_->port());
-  } else {
-    serve::GrpcServerOptions grpc;
-    grpc.port = 0;
-    grpc.repository_api = false;
-    HONE_ASSIGN_OR_RETURN(served->grpc_, serve::GrpcServer::Start(*served->server_, grpc));
-    served->url_ = fmt::format("127.0.0.1:{}", served->grpc_->port());
-  }
+  AssembledServer& assembled = *served->assembled_;
+  const int port = assembled.http() ? assembled.http()->port() : assembled.grpc()->port();
+  served->url_ = fmt::format("127.0.0.1:{}", port);
   served->ready_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return served;
-}
-
-ServedModel::~ServedModel() {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  if (server_) server_->Shutdown(deadline);
-  if (http_) http_->Stop();
-  if (grpc_) grpc_->Shutdown(deadline);
 }
 
 bench::RemoteSettings ServedModel::Remote() const {
