@@ -6,7 +6,7 @@
 
 #include "bench/resource_usage.h"
 #include "bench/sweep_progress.h"
-#include "bench/system_info.h"
+#include "report/system_info.h"
 #include "runtime/input_pool.h"
 #include "runtime/session.h"
 
@@ -148,7 +148,7 @@ Result<BenchReport> RunBench(const BenchSettings& settings, const RunnerHooks& h
       break;
     }
   }
-  report.system = ReadSystemInfo();
+  report.system = report::ReadSystemInfo();
   return report;
 }
 

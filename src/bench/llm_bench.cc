@@ -207,7 +207,7 @@ Result<LlmBenchReport> RunLlmBench(const LlmBenchSettings& settings, const std::
   HONE_RETURN_IF_ERROR(settings.Validate());
   LlmBenchReport report;
   report.settings = settings;
-  report.system = ReadSystemInfo();
+  report.system = report::ReadSystemInfo();
   HONE_ASSIGN_OR_RETURN(auto control, client::OpenAiClient::Connect(settings.host, static_cast<uint16_t>(settings.port)));
   HONE_ASSIGN_OR_RETURN(std::vector<std::string> models, control->Models());
   if (std::find(models.begin(), models.end(), settings.model) == models.end())

@@ -25,7 +25,7 @@
 
 #include "base/result.h"
 #include "bench/arrival_schedule.h"
-#include "bench/system_info.h"
+#include "report/system_info.h"
 
 namespace hone::bench {
 
@@ -77,7 +77,7 @@ struct LlmPointResult {
 
 struct LlmBenchReport {
   LlmBenchSettings settings;
-  SystemInfo system;
+  report::SystemInfo system;
   std::string prompt_source;  // how the prompts were made
   std::vector<LlmPointResult> points;
   bool interrupted = false;

@@ -4,7 +4,7 @@
 
 #include "bench/remote_target.h"
 #include "bench/sweep_progress.h"
-#include "bench/system_info.h"
+#include "report/system_info.h"
 #include "runtime/input_pool.h"
 
 namespace hone::bench {
@@ -138,7 +138,7 @@ Result<BenchReport> RunRemoteBench(const BenchSettings& settings, const RemoteSe
     if (sweep.stopped()) break;
   }
   if (sweep.stopped()) sweep.Interrupted(report.points.size(), report);
-  report.system = ReadSystemInfo();
+  report.system = report::ReadSystemInfo();
   return report;
 }
 

@@ -104,7 +104,7 @@ nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
 
 nlohmann::json ReportToJson(const BenchReport& r) {
   nlohmann::json j;
-  // The tool, the machine and the model are the envelope's (tune/report_envelope.h).
+  // The tool, the machine and the model are the envelope's (report/report_envelope.h).
   j["input_source"] = r.input_source;
   j["inputs"] = {{"batched", r.inputs_batched}, {"mode", r.input_mode}, {"pool_bytes", r.input_pool_bytes}};
   j["target"] = r.target;

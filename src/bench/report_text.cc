@@ -17,7 +17,7 @@ std::string Join(const std::vector<std::string>& items, const std::string& sep) 
 }
 
 void AppendHeader(std::string& out, const BenchReport& r) {
-  const SystemInfo& s = r.system;
+  const report::SystemInfo& s = r.system;
   out += fmt::format("model      {}\n", r.model_path);
   for (const auto& in : r.model_inputs) out += fmt::format("  input    {}\n", in);
   for (const auto& o : r.model_outputs) out += fmt::format("  output   {}\n", o);

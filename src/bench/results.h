@@ -11,7 +11,7 @@
 #include "bench/latency_histogram.h"
 #include "bench/settings.h"
 #include "bench/stability.h"
-#include "bench/system_info.h"
+#include "report/system_info.h"
 #include "runtime/model_metadata.h"
 #include "runtime/session_options.h"
 
@@ -112,7 +112,7 @@ struct ColdStart {
 };
 
 struct BenchReport {
-  SystemInfo system;
+  report::SystemInfo system;
   std::string model_path;
   std::vector<std::string> model_inputs;   // "image: FP32 [batch, 1, 28, 28]"
   std::vector<std::string> model_outputs;

@@ -116,7 +116,7 @@ nlohmann::json EvaluateReportToJson(const EvaluateReport& r) {
   for (const GateResult& g : r.gates)
     gates.push_back({{"gate", g.gate.ToString()}, {"metric", g.gate.metric}, {"threshold", g.gate.threshold},
                      {"value", nlohmann::json(g.value)}, {"passed", g.passed}});
-  // The machine is the envelope's (tune/report_envelope.h).
+  // The machine is the envelope's (report/report_envelope.h).
   nlohmann::json j = {{"input_source", r.inputs},
                       {"runtime", runtime::SessionOptionsToJson(r.session)},
                       {"task", TaskName(r.task)},

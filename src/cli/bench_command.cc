@@ -13,10 +13,11 @@
 #include "bench/remote_client.h"
 #include "bench/remote_runner.h"
 #include "bench/report.h"
-#include "cli/common_flags.h"
 #include "cli/commands.h"
+#include "cli/common_flags.h"
 #include "cli/report_output.h"
-#include "tune/in_process_client.h"
+#include "harness/in_process_client.h"
+#include "onnx/model_json.h"
 
 namespace hone::cli {
 namespace {
@@ -240,7 +241,7 @@ int RunLlm(CLI::App& sub, BenchFlags& f) {
   }
   if (!f.json_path.empty()) {
     // An LLM server describes no tensors: inputs and outputs are empty.
-    nlohmann::json model = tune::ServedModelJson(s.model, f.remote.url, "openai", runtime::ModelMetadata{});
+    nlohmann::json model = onnx::ServedModelJson(s.model, f.remote.url, "openai", runtime::ModelMetadata{});
     if (Status st = WriteJsonReport(f.json_path, "bench", model, bench::LlmReportToJson(*report)); !st.ok())
       code = fail(st);
   }
@@ -277,7 +278,7 @@ int Run(CLI::App& sub, BenchFlags& f) {
   bench::InterruptScope interrupt;
   hooks.stop = interrupt.flag();
   auto report = !f.repository.empty()
-                    ? tune::RunRepositoryBench(f.settings, f.repository, f.settings.model_path, f.remote.version, hooks)
+                    ? harness::RunRepositoryBench(f.settings, f.repository, f.settings.model_path, f.remote.version, hooks)
                 : f.remote.url.empty() ? bench::RunBench(f.settings, hooks)
                                        : bench::RunRemoteBench(f.settings, f.remote, hooks);
   if (progress) progress->Finish();
@@ -293,11 +294,11 @@ int Run(CLI::App& sub, BenchFlags& f) {
   if (!f.json_path.empty()) {
     Result<nlohmann::json> model =
         !f.repository.empty()
-            ? Result<nlohmann::json>(tune::ServedModelJson(f.settings.model_path, "in process: " + f.repository,
+            ? Result<nlohmann::json>(onnx::ServedModelJson(f.settings.model_path, "in process: " + f.repository,
                                                            "in-process", report->model_metadata))
         : f.remote.url.empty()
-            ? tune::ModelFileJson(f.settings.model_path)
-            : Result<nlohmann::json>(tune::ServedModelJson(f.remote.model, f.remote.url, f.protocol,
+            ? onnx::ModelFileJson(f.settings.model_path)
+            : Result<nlohmann::json>(onnx::ServedModelJson(f.remote.model, f.remote.url, f.protocol,
                                                            report->model_metadata));
     Status s = model.ok() ? WriteJsonReport(f.json_path, "bench", *model, bench::ReportToJson(*report))
                           : model.status();

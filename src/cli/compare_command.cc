@@ -6,13 +6,14 @@
 #include <memory>
 
 #include "bench/report.h"
-#include "bench/system_info.h"
 #include "check/compare_report.h"
 #include "check/compare_runner.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/report_output.h"
 #include "cli/tolerance_flags.h"
+#include "onnx/model_json.h"
+#include "report/system_info.h"
 
 namespace hone::cli {
 namespace {
@@ -81,13 +82,13 @@ int Run(CompareFlags& f) {
   if (Status s = RouteReports({{"--json", f.json_path}}, inputs); !s.ok()) return fail(s);
   auto report = check::RunCompare(f.job);
   if (!report.ok()) return fail(report.status());
-  report->machine = bench::DescribeMachine(bench::ReadSystemInfo());
+  report->machine = report::DescribeMachine(report::ReadSystemInfo());
   std::cout << check::CompareReportToText(*report);
   int code = report->passed() ? kExitOk : kExitCheckFailed;
   if (!f.json_path.empty()) {
     // The envelope's model is the reference; the candidate, in the same shape, goes in the body.
-    Result<nlohmann::json> reference = tune::ModelFileJson(f.job.reference_path);
-    Result<nlohmann::json> candidate = tune::ModelFileJson(f.job.candidate_path);
+    Result<nlohmann::json> reference = onnx::ModelFileJson(f.job.reference_path);
+    Result<nlohmann::json> candidate = onnx::ModelFileJson(f.job.candidate_path);
     Status s = !reference.ok() ? reference.status() : candidate.status();
     if (s.ok()) {
       nlohmann::json body = check::CompareReportToJson(*report);

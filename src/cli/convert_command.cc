@@ -88,7 +88,7 @@ int Run(ConvertFlags& f) {
     std::cout << "not verified (--no-verify): outputs, quality and speed against the source were not checked\n";
     return FinishVariantReport(f.verify, report, true, "not verified", nullptr, kExitOk);
   }
-  tune::VariantCheck check;
+  harness::VariantCheck check;
   return VerifyVariant(report, f.verify, check, "hone convert");
 }
 

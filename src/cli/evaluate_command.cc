@@ -8,12 +8,13 @@
 
 #include "base/progress.h"
 #include "bench/report.h"
-#include "bench/system_info.h"
 #include "check/evaluate_report.h"
-#include "cli/common_flags.h"
 #include "cli/commands.h"
+#include "cli/common_flags.h"
 #include "cli/report_output.h"
-#include "tune/served_evaluate.h"
+#include "harness/served_evaluate.h"
+#include "onnx/model_json.h"
+#include "report/system_info.h"
 
 namespace hone::cli {
 namespace {
@@ -128,19 +129,19 @@ int Run(EvaluateFlags& f) {
     return fail(Status::InvalidArgument("--against-repository and --labels-file need --model-repository"));
   if (served && !f.settings.against_path.empty())
     return fail(Status::InvalidArgument("with --model-repository the reference is --against-repository"));
-  auto report = served ? tune::EvaluateServed({f.repository, f.settings.model_path, 0, f.against_repository,
+  auto report = served ? harness::EvaluateServed({f.repository, f.settings.model_path, 0, f.against_repository,
                                                f.labels_file, f.settings})
                        : check::Evaluate(f.settings);
   if (progress) progress->Finish();
   if (!report.ok()) return fail(report.status());
-  report->machine = bench::DescribeMachine(bench::ReadSystemInfo());
+  report->machine = report::DescribeMachine(report::ReadSystemInfo());
   std::cout << check::EvaluateReportToText(*report);
   int code = report->passed() ? kExitOk : kExitCheckFailed;
   if (!f.json_path.empty()) {
     Result<nlohmann::json> model =
-        served ? Result<nlohmann::json>(tune::ServedModelJson(f.settings.model_path, "in process: " + f.repository,
+        served ? Result<nlohmann::json>(onnx::ServedModelJson(f.settings.model_path, "in process: " + f.repository,
                                                               "in-process", runtime::ModelMetadata{}))
-               : tune::ModelFileJson(f.settings.model_path);
+               : onnx::ModelFileJson(f.settings.model_path);
     Status s = model.ok() ? WriteJsonReport(f.json_path, "evaluate", *model, check::EvaluateReportToJson(*report))
                           : model.status();
     if (!s.ok()) code = fail(s);

@@ -6,6 +6,7 @@
 #include "cli/report_output.h"
 #include "onnx/model_info.h"
 #include "onnx/model_info_format.h"
+#include "onnx/model_json.h"
 
 namespace hone::cli {
 
@@ -33,7 +34,7 @@ Command AddInfoCommand(CLI::App& app) {
     if (!info.ok()) return fail(info.status());
     std::cout << onnx::ModelInfoToText(*info);
     if (!flags->json_path.empty()) {
-      Result<nlohmann::json> model = tune::ModelFileJson(flags->model);
+      Result<nlohmann::json> model = onnx::ModelFileJson(flags->model);
       Status s = model.ok() ? WriteJsonReport(flags->json_path, "info", *model, onnx::ModelInfoToJson(*info))
                             : model.status();
       if (!s.ok()) return fail(s);

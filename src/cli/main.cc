@@ -12,10 +12,10 @@
 
 #include "base/nearest_name.h"
 #include "base/version.h"
-#include "bench/system_info.h"
 #include "cli/argument_check.h"
 #include "cli/commands.h"
 #include "cli/report_output.h"
+#include "report/system_info.h"
 
 namespace {
 
@@ -24,7 +24,7 @@ using hone::cli::kExitUsage;
 
 // `hone --version` and `hone version`: hone's, ONNX Runtime's and what the CPU offers, since defaults depend on it.
 std::string VersionText() {
-  const hone::bench::SystemInfo s = hone::bench::ReadSystemInfo();
+  const hone::report::SystemInfo s = hone::report::ReadSystemInfo();
   std::string features;
   for (const auto& f : s.cpu_features) features += (features.empty() ? "" : " ") + f;
   return fmt::format("hone {}\nONNX Runtime {}\nCPU: {}, {} logical core(s); features: {}\nbuilt with {}\n",

@@ -7,24 +7,25 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/report_output.h"
-#include "tune/profile.h"
+#include "harness/profile.h"
+#include "onnx/model_json.h"
 
 namespace hone::cli {
 namespace {
 
 struct ProfileFlags {
-  tune::ProfileSettings settings;
+  harness::ProfileSettings settings;
   InputFlags inputs;
   RuntimeFlags runtime_raw;
   bench::RuntimeSweep runtime;
   std::string json_path;
   // With --url.
-  tune::ServedProfileSettings served;
+  harness::ServedProfileSettings served;
   std::string protocol = "http";
 };
 
 void AddFlags(CLI::App& sub, ProfileFlags& f) {
-  tune::ProfileSettings& s = f.settings;
+  harness::ProfileSettings& s = f.settings;
   sub.add_option("model", s.model_path, "the .onnx file; with --url, the model's name on the server")->required();
   AddInputFlags(sub, s.inputs, f.inputs);
   sub.add_option("--batch", s.batch,
@@ -86,21 +87,21 @@ int Run(CLI::App& sub, ProfileFlags& f) {
 
   nlohmann::json model, body;
   if (served) {
-    auto profile = tune::ProfileServed(f.served);
+    auto profile = harness::ProfileServed(f.served);
     if (!profile.ok()) return fail(profile.status());
-    std::cout << tune::ServedProfileToText(*profile);
-    model = tune::ServedModelJson(f.served.remote.model, f.served.remote.url, f.protocol, profile->metadata);
-    body = {{"target", "server"}, {"summary", profile->split.summary}, {"served", tune::ServedProfileToJson(*profile)}};
+    std::cout << harness::ServedProfileToText(*profile);
+    model = onnx::ServedModelJson(f.served.remote.model, f.served.remote.url, f.protocol, profile->metadata);
+    body = {{"target", "server"}, {"summary", profile->split.summary}, {"served", harness::ServedProfileToJson(*profile)}};
   } else {
-    auto profile = tune::ProfileModel(f.settings);
+    auto profile = harness::ProfileModel(f.settings);
     if (!profile.ok()) return fail(profile.status());
-    std::cout << tune::ProfileToText(*profile);
+    std::cout << harness::ProfileToText(*profile);
     if (!f.json_path.empty()) {
-      Result<nlohmann::json> file = tune::ModelFileJson(f.settings.model_path);
+      Result<nlohmann::json> file = onnx::ModelFileJson(f.settings.model_path);
       if (!file.ok()) return fail(file.status());
       model = *file;
     }
-    body = tune::ProfileToJson(*profile);
+    body = harness::ProfileToJson(*profile);
     body["target"] = "model";
   }
   if (!f.json_path.empty())

@@ -17,9 +17,9 @@
 #include "cli/common_flags.h"
 #include "cli/report_output.h"
 #include "cli/variant_flags.h"
+#include "harness/variant_check.h"
 #include "onnx/quantize.h"
 #include "onnx/transform_summary_json.h"
-#include "tune/variant_check.h"
 
 namespace hone::cli {
 namespace {
@@ -125,7 +125,7 @@ int Run(QuantizeFlags& f) {
     return fail(s);
   auto staged = StagedOutput::Create(f.output, f.model);
   if (!staged.ok()) return fail(staged.status());
-  tune::VariantCheck check;
+  harness::VariantCheck check;
   // Verification data must not be the calibration rows: when --data is the calibration file (or absent under
   // static mode), verify on the rows calibration did not use.
   ScratchFile held_out;
@@ -136,7 +136,7 @@ int Run(QuantizeFlags& f) {
         return fail(Status::InvalidArgument(
             "verification needs held-out data: give --data with other samples than --calibration-data, or "
             "--calibration-samples N so that the rows after N verify (or --no-verify)"));
-      if (Status s = tune::WriteHeldOutRows(cal, f.options.calibration_samples, held_out.path()); !s.ok()) return fail(s);
+      if (Status s = harness::WriteHeldOutRows(cal, f.options.calibration_samples, held_out.path()); !s.ok()) return fail(s);
       f.verify.data.data_path = held_out.path();
       check.data_note = fmt::format("rows {} and after of '{}'; rows before calibrated", f.options.calibration_samples, cal);
     }

@@ -18,8 +18,8 @@ std::streambuf* g_stdout = nullptr;
 
 }  // namespace
 
-tune::ReportContext& Invocation() {
-  static tune::ReportContext context;
+report::ReportContext& Invocation() {
+  static report::ReportContext context;
   return context;
 }
 
@@ -89,7 +89,7 @@ Status WriteReport(const std::string& path, const std::string& text) {
 }
 
 Status WriteJsonReport(const std::string& path, std::string_view report, nlohmann::json model, nlohmann::json body) {
-  const nlohmann::json j = tune::MakeReport(report, Invocation(), std::move(model), std::move(body));
+  const nlohmann::json j = report::MakeReport(report, Invocation(), std::move(model), std::move(body));
   return WriteReport(path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 

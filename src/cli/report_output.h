@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "base/status.h"
-#include "tune/report_envelope.h"
+#include "report/report_envelope.h"
 
 namespace hone::cli {
 
 // The command line and start time of this run, for every report's envelope (set by main).
-tune::ReportContext& Invocation();
+report::ReportContext& Invocation();
 
 // Checks the report paths before any work: at most one may be "-", none may name an input (the model, the data).
 // When one is "-", std::cout is sent to standard error from here on. InvalidArgument naming the flag.

@@ -2,8 +2,10 @@
 //
 // Start-up order, so that every mistake is found before the slow part: the flags, then the repository (one that
 // holds no model is refused), then every port is bound (a port in use is one message naming its flag), and only
-// then do the models load (minutes for a large one). With --exit-on-error (the default, as in Triton) a model that
-// fails to load ends the process, naming the model and the error.
+// then do the models load (minutes for a large one); harness/server_assembly.h assembles the server and its front
+// ends in that order, here and for tune's trials; this file keeps the flags, the signals and the exit codes. With
+// --exit-on-error (the default, as in Triton) a model that fails to load ends the process, naming the model and
+// the error.
 //
 // Shutdown order, so that every request gets exactly one response: stop taking inference (new requests get 503 /
 // UNAVAILABLE, health keeps answering with ready=false), let in-flight requests finish until --exit-timeout-secs,
@@ -20,9 +22,7 @@
 
 #include "base/log.h"
 #include "cli/commands.h"
-#include "serve/core/server.h"
-#include "serve/grpc/grpc_server.h"
-#include "serve/http/http_server.h"
+#include "harness/server_assembly.h"
 
 namespace hone::cli {
 namespace {
@@ -160,65 +160,49 @@ int RunServe(ServeFlags& f) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
 
-  auto server = serve::Server::Open(f.server);
-  if (!server.ok()) return Fail(kExitUsage, server.status().message());
-  std::unique_ptr<serve::http::HttpServer> http, metrics;
-  std::unique_ptr<serve::GrpcServer> grpc;
-  // Every port listens before a model loads: a port in use is found in a moment, not after minutes of loading.
-  // Until the models have loaded, health says live and not ready.
+  // The assembly keeps the start-up order: the repository, then every port bound, then the models load.
+  harness::ServerAssemblyOptions assembly;
+  assembly.server = f.server;
+  assembly.log_endpoints = true;
   if (f.allow_metrics) {
-    serve::http::HttpServerOptions options;
+    serve::http::HttpServerOptions& options = assembly.metrics.emplace();
     options.host = f.host;
     options.port = static_cast<uint16_t>(f.metrics_port);
     options.serve_api = false;
     options.threads = 1;
-    auto started = serve::http::HttpServer::Start(**server, options);
-    if (!started.ok())
-      return Fail(kExitUsage, fmt::format("--metrics-port {}: {}", f.metrics_port, started.status().message()));
-    metrics = std::move(*started);
-    LogInfo("Prometheus metrics on {}:{}/metrics", f.host, metrics->port());
+    assembly.metrics_label = fmt::format("--metrics-port {}", f.metrics_port);
   }
   if (f.allow_grpc) {
-    serve::GrpcServerOptions options;
+    serve::GrpcServerOptions& options = assembly.grpc.emplace();
     options.host = f.host;
     options.port = f.grpc_port;
     options.max_message_bytes = static_cast<int>(f.grpc_max_message_bytes);
     options.repository_api = f.server.repository_api;
     options.run_on_callback_threads = f.run_on_io_threads;
-    auto started = serve::GrpcServer::Start(**server, options);
-    if (!started.ok())
-      return Fail(kExitUsage, fmt::format("--grpc-port {}: {}", f.grpc_port, started.status().message()));
-    grpc = std::move(*started);
-    LogInfo("KServe v2 gRPC on {}:{}", f.host, grpc->port());
+    assembly.grpc_label = fmt::format("--grpc-port {}", f.grpc_port);
   }
   if (f.allow_http) {
-    serve::http::HttpServerOptions options;
+    serve::http::HttpServerOptions& options = assembly.http.emplace();
     options.host = f.host;
     options.port = static_cast<uint16_t>(f.http_port);
     options.max_body_bytes = static_cast<size_t>(f.max_body_bytes);
     options.repository_api = f.server.repository_api;
     if (f.http_threads > 0) options.threads = f.http_threads;
     options.run_on_io_threads = f.run_on_io_threads;
-    auto started = serve::http::HttpServer::Start(**server, options);
-    if (!started.ok())
-      return Fail(kExitUsage, fmt::format("--http-port {}: {}", f.http_port, started.status().message()));
-    http = std::move(*started);
-    LogInfo("KServe v2 HTTP on {}:{}", f.host, http->port());
+    assembly.http_label = fmt::format("--http-port {}", f.http_port);
   }
-  if (Status loaded = (*server)->Start(); !loaded.ok()) {
+  auto server = harness::AssembledServer::Open(assembly);
+  if (!server.ok()) return Fail(kExitUsage, server.status().message());
+  if (Status loaded = (*server)->LoadModels(); !loaded.ok()) {
     if (f.exit_on_error) {
-      // Front ends first: they call into the server until they stop.
-      if (grpc) grpc->Shutdown(std::chrono::steady_clock::now());
-      if (http) http->Stop();
-      if (metrics) metrics->Stop();
-      (*server)->Shutdown(std::chrono::steady_clock::now());
+      (*server)->Abort();
       return Fail(kExitCheckFailed, fmt::format("{} (--exit-on-error=false keeps serving the other models, live "
                                                 "and not ready)",
                                                 loaded.message()));
     }
     LogWarning("serving without the models that failed to load: {}", loaded.message());
   }
-  LogInfo("server {}", (*server)->IsReady() ? "ready" : "live, not ready (see the model errors above)");
+  LogInfo("server {}", (*server)->server().IsReady() ? "ready" : "live, not ready (see the model errors above)");
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
@@ -226,11 +210,6 @@ int RunServe(ServeFlags& f) {
   LogInfo("{}: finishing in-flight requests (up to {} s), then exiting", strsignal(signal_number),
           f.exit_timeout_secs);
   (*server)->Shutdown(deadline);
-  // In-flight responses are handed to the front ends by now; give them until the deadline to be written.
-  auto close_deadline = std::max(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(1));
-  if (grpc) grpc->Shutdown(close_deadline);
-  if (http) http->Stop();
-  if (metrics) metrics->Stop();
   LogInfo("stopped");
   return kExitOk;
 }

@@ -10,7 +10,8 @@
 #include "check/gates.h"
 #include "cli/commands.h"
 #include "cli/report_output.h"
-#include "tune/variant_check_json.h"
+#include "harness/variant_check_json.h"
+#include "onnx/model_json.h"
 
 namespace hone::cli {
 namespace fs = std::filesystem;
@@ -46,8 +47,8 @@ void AddVariantFlags(CLI::App& app, VariantFlags& f) {
 int FinishVariantReport(const VariantFlags& flags, const VariantReport& report, bool written,
                         std::string_view verdict, nlohmann::json verification, int code) {
   if (flags.json_path.empty()) return code;
-  Result<nlohmann::json> source = tune::ModelFileJson(report.source);
-  Result<nlohmann::json> variant = written ? tune::ModelFileJson(report.output) : Result<nlohmann::json>(nullptr);
+  Result<nlohmann::json> source = onnx::ModelFileJson(report.source);
+  Result<nlohmann::json> variant = written ? onnx::ModelFileJson(report.output) : Result<nlohmann::json>(nullptr);
   Status s = !source.ok() ? source.status() : variant.status();
   if (s.ok()) {
     nlohmann::json body = {{"output", report.output},
@@ -64,7 +65,7 @@ int FinishVariantReport(const VariantFlags& flags, const VariantReport& report, 
   return code;
 }
 
-int VerifyVariant(const VariantReport& report, VariantFlags& f, tune::VariantCheck& check,
+int VerifyVariant(const VariantReport& report, VariantFlags& f, harness::VariantCheck& check,
                   const std::string& command) {
   const std::string& source = report.source;
   const std::string& variant = report.output;
@@ -93,11 +94,11 @@ int VerifyVariant(const VariantReport& report, VariantFlags& f, tune::VariantChe
   check.bench_window_s = f.bench_window_ms / 1000.0;
   std::unique_ptr<Progress> progress = f.quiet ? nullptr : Progress::ForStderr("verification round");
   check.progress = progress.get();
-  auto outcome = tune::CheckVariant(check);
+  auto outcome = harness::CheckVariant(check);
   if (progress) progress->Finish();
   if (!outcome.ok()) return fail(outcome.status());
-  std::cout << tune::VariantOutcomeToText(check, *outcome);
-  const nlohmann::json verification = tune::VariantOutcomeToJson(check, *outcome);
+  std::cout << harness::VariantOutcomeToText(check, *outcome);
+  const nlohmann::json verification = harness::VariantOutcomeToJson(check, *outcome);
   if (!outcome->passed()) {
     std::cerr << command << ": the variant failed verification; it is kept at '" << variant << "' for inspection\n";
     return FinishVariantReport(f, report, true, "failed", verification, kExitCheckFailed);

@@ -10,7 +10,7 @@
 
 #include "cli/common_flags.h"
 #include "cli/tolerance_flags.h"
-#include "tune/variant_check.h"
+#include "harness/variant_check.h"
 
 namespace hone::cli {
 
@@ -48,7 +48,7 @@ void AddVariantFlags(CLI::App& app, VariantFlags& flags);
 // held-out note), prints the summary and returns the exit code: 0 passed, 1 failed (the variant stays on disk),
 // 2 for bad flags or data. `command` prefixes error messages ("hone quantize").
 // Ends with FinishVariantReport.
-int VerifyVariant(const VariantReport& report, VariantFlags& flags, tune::VariantCheck& check,
+int VerifyVariant(const VariantReport& report, VariantFlags& flags, harness::VariantCheck& check,
                   const std::string& command);
 
 // A path in the system temp dir for a file of this process, removed on destruction.

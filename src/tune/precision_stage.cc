@@ -1,5 +1,5 @@
 // The precision stage: variants of the incumbent's model in lower precision, each verified before it may compete
-// (numerics and quality gates on the held-out rows, speed against its source in process: tune/variant_check.h).
+// (numerics and quality gates on the held-out rows, speed against its source in process: harness/variant_check.h).
 // A quantized variant that fails on quality gets INC's treatment: its quantized nodes are ranked by what keeping
 // each one in FP32 buys back (per-node sensitivity), and the worst are kept in FP32 one by one until the gates pass,
 // the variant stops being worth it, or the budget ends.
@@ -9,10 +9,16 @@
 #include <filesystem>
 
 #include "check/metric.h"
+#include "harness/variant_check.h"
 #include "tune/tune_state.h"
-#include "tune/variant_check.h"
 
 namespace hone::tune {
+// Moved to harness (issue 28): the proof a variant carries.
+using harness::CheckVariant;
+using harness::SpeedVerdict;
+using harness::VariantCheck;
+using harness::VariantOutcome;
+using harness::WriteHeldOutRows;
 namespace fs = std::filesystem;
 namespace {
 

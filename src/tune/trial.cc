@@ -9,10 +9,13 @@
 
 #include "bench/bench_runner.h"
 #include "bench/remote_runner.h"
-#include "tune/served_model.h"
-#include "tune/speed_comparison.h"
+#include "harness/served_model.h"
+#include "harness/speed_comparison.h"
 
 namespace hone::tune {
+// Moved to harness (issue 28): a served trial, and the median its repeats are summed up with.
+using harness::Median;
+using harness::ServedModel;
 namespace fs = std::filesystem;
 namespace {
 

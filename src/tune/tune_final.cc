@@ -5,13 +5,13 @@
 #include <algorithm>
 
 #include "bench/remote_runner.h"
-#include "tune/served_model.h"
+#include "harness/served_model.h"
 
 namespace hone::tune {
 namespace {
 
 // Every held-out row over the wire (tune/wire_check.h); without data, nothing to check against.
-void CheckOutputsOverTheWire(TuneState& state, ServedModel& served, const std::string& model_name,
+void CheckOutputsOverTheWire(TuneState& state, harness::ServedModel& served, const std::string& model_name,
                              FinalCheck& check) {
   if (state.heldout_path.empty()) {
     check.outputs_detail = "no dataset: outputs over the wire not checked (give --data)";
@@ -69,7 +69,7 @@ FinalCheck RunFinalCheck(TuneState& state, const std::string& repository, const 
                   "measured through it";
     return check;
   }
-  auto served = ServedModel::Start(repository, model_name, state.settings->protocol);
+  auto served = harness::ServedModel::Start(repository, model_name, state.settings->protocol);
   if (!served.ok()) {
     check.error = served.status().message();
     return check;

@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "harness/served_model.h"
+#include "harness/variant_check.h"
 #include "runtime/session.h"
-#include "tune/served_model.h"
 #include "tune/tune_state.h"
-#include "tune/variant_check.h"
 
 namespace hone::tune {
 namespace fs = std::filesystem;
@@ -33,14 +33,15 @@ Result<std::pair<double, double>> ColdStarts(const TuneState& state, const Candi
           (fs::path(state.work_dir) / fmt::format("cold-start-{}-{}", r, saved ? "saved" : "plain")).string();
       HONE_RETURN_IF_ERROR(WriteRepository(c, state.plan.model_name, state.metadata, repository));
       {
-        HONE_ASSIGN_OR_RETURN(auto served, ServedModel::Start(repository, state.plan.model_name, state.plan.protocol));
+        HONE_ASSIGN_OR_RETURN(auto served,
+                              harness::ServedModel::Start(repository, state.plan.model_name, state.plan.protocol));
         (saved ? b : a).push_back(served->ready_s());
       }
       std::error_code ec;
       fs::remove_all(repository, ec);
     }
   }
-  return std::make_pair(Median(a), Median(b));
+  return std::make_pair(harness::Median(a), harness::Median(b));
 }
 
 }  // namespace
@@ -68,7 +69,7 @@ void RunGraphSaveStep(TuneState& state) {
   }
   out["level"] = runtime::GraphOptimizationName(level);
 
-  VariantCheck check;
+  harness::VariantCheck check;
   check.source_path = state.incumbent.model_path;
   check.variant_path = path;
   check.data = state.plan.inputs;
@@ -78,7 +79,7 @@ void RunGraphSaveStep(TuneState& state) {
   check.perturbations = state.settings->perturbations;
   check.bench_rounds = state.settings->quick ? 2 : 3;
   check.bench_window_s = state.settings->quick ? 0.1 : 0.25;
-  auto verified = CheckVariant(check);
+  auto verified = harness::CheckVariant(check);
   if (!verified.ok()) return refuse("could not be verified: " + verified.status().message());
   if (!verified->passed()) {
     std::string why = fmt::format("{}", fmt::join(verified->failures, "; "));

@@ -7,11 +7,11 @@
 #include <filesystem>
 
 #include "check/evaluate.h"
+#include "harness/variant_check.h"
 #include "runtime/input_pool.h"
 #include "runtime/session.h"
 #include "tensor/npz.h"
 #include "tune/tune_state.h"
-#include "tune/variant_check.h"
 
 namespace hone::tune {
 namespace fs = std::filesystem;
@@ -48,7 +48,7 @@ Status SplitData(TuneState& state) {
     state.calibration_rows = std::min<int64_t>(kMaxCalibrationRows, rows / 4);
     state.heldout_rows = rows - state.calibration_rows;
     state.heldout_path = (fs::path(state.work_dir) / "heldout.npz").string();
-    HONE_RETURN_IF_ERROR(WriteHeldOutRows(data, state.calibration_rows, state.heldout_path));
+    HONE_RETURN_IF_ERROR(harness::WriteHeldOutRows(data, state.calibration_rows, state.heldout_path));
   }
   return Status::Ok();
 }
@@ -98,7 +98,7 @@ Status CheckGateNames(const TuneState& state) {
         "), so its outputs are whole tensors, not rows to score; its outputs are held to the source's instead");
   }
   const std::string rows = (fs::path(state.work_dir) / "gate_check_rows.npz").string();
-  HONE_RETURN_IF_ERROR(WriteHeldOutRows(state.heldout_path, 0, rows, 64));
+  HONE_RETURN_IF_ERROR(harness::WriteHeldOutRows(state.heldout_path, 0, rows, 64));
   check::EvaluateSettings e;
   e.model_path = state.settings->model_path;
   e.inputs = state.settings->inputs;
@@ -152,7 +152,7 @@ Status PrepareTune(TuneState& state) {
   runtime::BatchAxis axis = state.metadata.SharedBatchAxis();
   state.batch_axis = axis.shared && axis.fixed_size < 0;
   state.batch_reason = axis.shared ? "dimension 0 is fixed" : axis.reason;
-  state.system = bench::ReadSystemInfo();
+  state.system = report::ReadSystemInfo();
   HONE_RETURN_IF_ERROR(settings.inputs.data_path.empty() ? GenerateHeldOut(state) : SplitData(state));
   state.gates = settings.gates;
   // The default gate needs per-row outputs to score against per-row labels: a model without a batch dimension

@@ -1,3 +1,4 @@
+#include "onnx/model_json.h"
 #include "tune/tune_runner.h"
 
 #include <fmt/format.h>
@@ -8,14 +9,14 @@
 
 #include "base/atomic_file.h"
 #include "check/metric.h"
+#include "harness/profile.h"
+#include "harness/variant_check.h"
+#include "report/report_envelope.h"
 #include "runtime/session.h"
 #include "tensor/npz.h"
-#include "tune/profile.h"
-#include "tune/report_envelope.h"
 #include "tune/report_html.h"
 #include "tune/tune_final.h"
 #include "tune/tune_state.h"
-#include "tune/variant_check.h"
 
 namespace hone::tune {
 namespace fs = std::filesystem;
@@ -109,15 +110,15 @@ void RunProfile(TuneState& state) {
   auto started = std::chrono::steady_clock::now();
   state.Say("stage 2 of 6 (profile): ONNX Runtime's profiler and the served path's split");
   StageRecord record = StageRecord::Of("profile", 2, StageStatus::kNoGain, "");
-  ProfileSettings p;
+  harness::ProfileSettings p;
   p.model_path = state.settings->model_path;
   p.inputs = state.plan.inputs;
   p.runs = state.settings->quick ? 20 : 50;
   p.work_dir = state.work_dir;
-  auto profile = ProfileModel(p);
+  auto profile = harness::ProfileModel(p);
   std::vector<std::string> decisions;
   if (profile.ok()) {
-    state.profile = ProfileToJson(*profile);
+    state.profile = harness::ProfileToJson(*profile);
     state.matmul_first = profile->matmul_dominated();
     record.reason = profile->summary;
     decisions.push_back(state.matmul_first ? "MatMul/Gemm dominate: INT4 weight-only is tried first in precision"
@@ -128,8 +129,8 @@ void RunProfile(TuneState& state) {
     record.reason = "the profiler failed: " + profile.status().message();
   }
   if (state.baseline_trial.first_point) {
-    ServedSplit split = ServedSplitFrom(*state.baseline_trial.first_point);
-    state.profile["served_split"] = ServedSplitToJson(split);
+    harness::ServedSplit split = harness::ServedSplitFrom(*state.baseline_trial.first_point);
+    state.profile["served_split"] = harness::ServedSplitToJson(split);
     decisions.push_back(split.queue_dominated() ? "the served path is dominated by queueing: batching comes first"
                                                 : "served path: " + split.summary);
   }
@@ -248,15 +249,15 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   const bool met = final_check.error.empty() && final_check.slos_met && final_check.quality_met();
   const int exit_code = interrupted ? 130 : met ? 0 : 1;
 
-  ReportContext context;
+  report::ReportContext context;
   context.argv = settings.argv;
   context.started_at = std::chrono::system_clock::now() -
                        std::chrono::duration_cast<std::chrono::system_clock::duration>(
                            std::chrono::steady_clock::now() - state.started);
-  auto model_json = ModelFileJson(settings.model_path);
+  auto model_json = onnx::ModelFileJson(settings.model_path);
   TuneOutcome outcome;
   nlohmann::json body = TuneBodyJson(state, final_check, curves, repository, exit_code);
-  outcome.report = MakeReport("tune", context, model_json.ok() ? *model_json : nlohmann::json(), body);
+  outcome.report = report::MakeReport("tune", context, model_json.ok() ? *model_json : nlohmann::json(), body);
   outcome.exit_code = exit_code;
   outcome.summary = Summary(state, final_check, exit_code);
   // Texts from the model, the server or ONNX Runtime may hold bytes that are not UTF-8: replaced, never fatal.

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/system_info.h"
 #include "check/evaluate.h"
 #include "onnx/convert.h"
 #include "onnx/quantize.h"
+#include "report/system_info.h"
 #include "tune/tune_runner.h"
 
 namespace hone::tune {
@@ -30,7 +30,7 @@ struct TuneState {
   std::chrono::steady_clock::time_point started, deadline;
   Objective objective;
   TrialPlan plan;
-  bench::SystemInfo system;
+  report::SystemInfo system;
   runtime::ModelMetadata metadata;
   bool batch_axis = false;     // the model's inputs share a dynamic batch dimension (batching applies)
   std::string batch_reason;    // why not, when they do not

@@ -24,7 +24,7 @@
 #include "runtime/input_options.h"
 #include "runtime/session_options.h"
 
-namespace hone::tune {
+namespace hone::harness {
 
 struct ProfileSettings {
   std::string model_path;
@@ -165,4 +165,4 @@ std::string ServedSplitToText(const ServedSplit& split);
 // What was measured, then ServedSplitToText.
 std::string ServedProfileToText(const ServedProfile& profile);
 
-}  // namespace hone::tune
+}  // namespace hone::harness

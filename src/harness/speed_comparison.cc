@@ -1,4 +1,4 @@
-#include "tune/speed_comparison.h"
+#include "harness/speed_comparison.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "base/units.h"
 #include "bench/bench_runner.h"
 
-namespace hone::tune {
+namespace hone::harness {
 namespace {
 
 Result<bench::BenchReport> Measure(const SpeedComparisonSettings& c, const std::string& model) {
@@ -163,4 +163,4 @@ Result<SpeedComparison> CompareSpeed(const SpeedComparisonSettings& c) {
   return out;
 }
 
-}  // namespace hone::tune
+}  // namespace hone::harness

@@ -8,11 +8,10 @@
 
 #include "base/result.h"
 #include "bench/remote_client.h"
+#include "harness/server_assembly.h"
 #include "serve/core/server.h"
-#include "serve/grpc/grpc_server.h"
-#include "serve/http/http_server.h"
 
-namespace hone::tune {
+namespace hone::harness {
 
 class ServedModel {
  public:
@@ -20,25 +19,23 @@ class ServedModel {
   // does not load is FailedPrecondition with the server's reason.
   static Result<std::unique_ptr<ServedModel>> Start(const std::string& repository, const std::string& model,
                                                     bench::RemoteProtocol protocol);
-  ~ServedModel();  // drains in-flight requests and stops
+  ~ServedModel() = default;  // drains in-flight requests (up to 5 s) and stops
   ServedModel(const ServedModel&) = delete;
   ServedModel& operator=(const ServedModel&) = delete;
 
   // "127.0.0.1:PORT"
   const std::string& url() const { return url_; }
   bench::RemoteSettings Remote() const;
-  serve::Server& server() { return *server_; }
+  serve::Server& server() { return assembled_->server(); }
   // The time from Start's call to every model ready (repository read, sessions open, warm-up done).
   double ready_s() const { return ready_s_; }
 
  private:
   ServedModel() = default;
-  std::unique_ptr<serve::Server> server_;
-  std::unique_ptr<serve::http::HttpServer> http_;
-  std::unique_ptr<serve::GrpcServer> grpc_;
+  std::unique_ptr<AssembledServer> assembled_;
   std::string url_, model_;
   bench::RemoteProtocol protocol_ = bench::RemoteProtocol::kHttp;
   double ready_s_ = 0;
 };
 
-}  // namespace hone::tune
+}  // namespace hone::harness

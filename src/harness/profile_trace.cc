@@ -14,9 +14,9 @@
 
 #include <fmt/format.h>
 
-#include "tune/profile.h"
+#include "harness/profile.h"
 
-namespace hone::tune {
+namespace hone::harness {
 namespace {
 
 constexpr std::string_view kKernelSuffix = "_kernel_time";
@@ -206,4 +206,4 @@ std::string SummarizeProfile(const ModelProfile& p) {
   return s;
 }
 
-}  // namespace hone::tune
+}  // namespace hone::harness

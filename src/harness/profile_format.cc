@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 
 #include "base/units.h"
+#include "harness/profile.h"
 #include "runtime/session_options_json.h"
-#include "tune/profile.h"
 
-namespace hone::tune {
+namespace hone::harness {
 namespace {
 
 constexpr int kBarWidth = 30;
@@ -144,4 +144,4 @@ std::string ServedProfileToText(const ServedProfile& p) {
   return out + "\n" + ServedSplitToText(p.split);
 }
 
-}  // namespace hone::tune
+}  // namespace hone::harness

@@ -1,6 +1,6 @@
 // CheckVariant's verdicts on small models built here: a variant whose outputs overflow to Inf, one that is a copy
 // of its source, one that does not load, and one that matches.
-#include "tune/variant_check.h"
+#include "harness/variant_check.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "onnx/quantize_test_models.h"
 #include "onnx/test_models.h"
 
-namespace hone::tune {
+namespace hone::harness {
 namespace {
 
 using onnx::testing::AddNode;
@@ -126,4 +126,4 @@ TEST_F(VariantCheckTest, SpeedIsMeasuredInAlternatingRounds) {
 }
 
 }  // namespace
-}  // namespace hone::tune
+}  // namespace hone::harness

@@ -1,9 +1,9 @@
-#include "tune/variant_check_json.h"
+#include "harness/variant_check_json.h"
 
 #include "check/compare_report.h"
 #include "check/evaluate_report.h"
 
-namespace hone::tune {
+namespace hone::harness {
 namespace {
 
 const char* VerdictName(SpeedVerdict v) {
@@ -65,4 +65,4 @@ nlohmann::json VariantOutcomeToJson(const VariantCheck& check, const VariantOutc
           {"speed", o.speed ? SpeedComparisonToJson(*o.speed) : nlohmann::json(nullptr)}};
 }
 
-}  // namespace hone::tune
+}  // namespace hone::harness

@@ -1,4 +1,4 @@
-#include "tune/variant_check.h"
+#include "harness/variant_check.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "runtime/session.h"
 #include "tensor/npz.h"
 
-namespace hone::tune {
+namespace hone::harness {
 namespace fs = std::filesystem;
 namespace {
 
@@ -206,4 +206,4 @@ Status WriteHeldOutRows(const std::string& path, int64_t first, const std::strin
   return WriteNpz(out_path, arrays, true);
 }
 
-}  // namespace hone::tune
+}  // namespace hone::harness

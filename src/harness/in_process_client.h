@@ -10,7 +10,7 @@
 #include "bench/remote_runner.h"
 #include "serve/core/server.h"
 
-namespace hone::tune {
+namespace hone::harness {
 
 // A hone server in this process holding `model` of `repository` (with the models its steps run, for an ensemble)
 // and nothing else: no network. FailedPrecondition with the server's reason when the model does not load.
@@ -27,4 +27,4 @@ Result<bench::BenchReport> RunRepositoryBench(const bench::BenchSettings& settin
                                               const std::string& model, int64_t version,
                                               const bench::RunnerHooks& hooks = {});
 
-}  // namespace hone::tune
+}  // namespace hone::harness

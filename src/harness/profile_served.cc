@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 
 #include "bench/remote_runner.h"
-#include "tune/profile.h"
+#include "harness/profile.h"
 
-namespace hone::tune {
+namespace hone::harness {
 namespace {
 
 double NonNegative(double v) { return v > 0 ? v : 0; }
@@ -120,4 +120,4 @@ Result<ServedProfile> ProfileServed(const ServedProfileSettings& settings) {
   return out;
 }
 
-}  // namespace hone::tune
+}  // namespace hone::harness

@@ -1,12 +1,12 @@
 // A variant's verdict for programs: the body of `hone quantize --json` and `hone convert --json` (inside the
-// report envelope, tune/report_envelope.h), and of each tune stage to come.
+// report envelope, report/report_envelope.h), and of each tune stage to come.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include "tune/variant_check.h"
+#include "harness/variant_check.h"
 
-namespace hone::tune {
+namespace hone::harness {
 
 // {passed, failures, notes, identical, load_error, size {source_bytes, variant_bytes, ratio}, data_note,
 //  compare (hone compare's body), evaluate (hone evaluate's body, or null without labels),
@@ -16,4 +16,4 @@ nlohmann::json VariantOutcomeToJson(const VariantCheck& check, const VariantOutc
 // The speed comparison alone (null-free figures; ratios are variant / source).
 nlohmann::json SpeedComparisonToJson(const SpeedComparison& speed);
 
-}  // namespace hone::tune
+}  // namespace hone::harness

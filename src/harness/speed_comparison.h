@@ -17,7 +17,7 @@
 #include "runtime/input_options.h"
 #include "runtime/session_options.h"
 
-namespace hone::tune {
+namespace hone::harness {
 
 struct SpeedComparisonSettings {
   std::string source_path, variant_path;
@@ -75,4 +75,4 @@ void JudgeSpeed(const SpeedComparisonSettings& settings, SpeedComparison& compar
 // Median with the mean of the middle two for an even count; 0 for none.
 double Median(std::vector<double> values);
 
-}  // namespace hone::tune
+}  // namespace hone::harness

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace hone::bench {
+namespace hone::report {
 
 struct SystemInfo {
   std::string cpu_model;                  // "AMD EPYC 9R14 96-Core Processor"
@@ -25,4 +25,4 @@ SystemInfo ReadSystemInfo();
 // GCC 12.2.0".
 std::string DescribeMachine(const SystemInfo& info);
 
-}  // namespace hone::bench
+}  // namespace hone::report

@@ -17,10 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
-#include "bench/system_info.h"
-#include "runtime/model_metadata.h"
+#include "report/system_info.h"
 
-namespace hone::tune {
+namespace hone::report {
 
 inline constexpr int kReportSchemaVersion = 1;
 
@@ -30,22 +29,13 @@ struct ReportContext {
   std::chrono::system_clock::time_point started_at = std::chrono::system_clock::now();
 };
 
-// A model file: {path, file_bytes, sha256, inputs, outputs}, the inputs and outputs read from the ONNX graph (as
-// `hone info` gives them). A file that is not ONNX (saved outputs, .npz) gets {path, file_bytes, sha256} and
-// "inputs"/"outputs" null. NotFound when the file cannot be read.
-Result<nlohmann::json> ModelFileJson(const std::string& path);
-
-// A model on a server: {name, url, protocol, inputs, outputs} from the server's metadata; path and sha256 null.
-nlohmann::json ServedModelJson(const std::string& name, const std::string& url, const std::string& protocol,
-                               const runtime::ModelMetadata& metadata);
-
-// [{name, datatype, onnx_type, shape}], shape as in `hone info`: a number for a fixed dimension, the symbol for a
-// named dynamic one, null for an unnamed dynamic one.
-nlohmann::json IoSpecsJson(const std::vector<runtime::IoSpec>& specs);
+// The `model` object (a model file, or a model on a server, with inputs and outputs as `hone info` gives them) is
+// built by onnx/model_json.h: describing a model file reads its ONNX graph, and report sits below onnx so that
+// bench, which may not use onnx, can carry the system facts.
 
 // {cpu_model, logical_cores, cpu_features, memory_bytes, kernel, hostname, onnxruntime_version, hone_version,
 // compiler}
-nlohmann::json SystemJson(const bench::SystemInfo& system);
+nlohmann::json SystemJson(const SystemInfo& system);
 
 // The envelope around `body`, stored under the key `report` ("bench"); the system read now; non-finite numbers
 // anywhere in it replaced as described above.
@@ -57,4 +47,4 @@ nlohmann::json MakeReport(std::string_view report, const ReportContext& context,
 void NullNonFinite(nlohmann::json& j);
 
 
-}  // namespace hone::tune
+}  // namespace hone::report

@@ -19,7 +19,7 @@
 #include "base/result.h"
 #include "check/evaluate.h"
 
-namespace hone::tune {
+namespace hone::harness {
 
 struct ServedEvaluateSettings {
   std::string repository;
@@ -35,4 +35,4 @@ struct ServedEvaluateSettings {
 // labels that do not match the samples, a flag that does not apply.
 Result<check::EvaluateReport> EvaluateServed(const ServedEvaluateSettings& settings);
 
-}  // namespace hone::tune
+}  // namespace hone::harness

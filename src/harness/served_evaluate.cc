@@ -1,4 +1,4 @@
-#include "tune/served_evaluate.h"
+#include "harness/served_evaluate.h"
 
 #include <fmt/format.h>
 
@@ -13,12 +13,12 @@
 #include "check/gates.h"
 #include "check/numeric_values.h"
 #include "check/truth.h"
+#include "harness/in_process_client.h"
 #include "runtime/input_pool.h"
 #include "serve/core/server.h"
 #include "tensor/npz.h"
-#include "tune/in_process_client.h"
 
-namespace hone::tune {
+namespace hone::harness {
 namespace {
 
 using check::Task;
@@ -175,4 +175,4 @@ Result<check::EvaluateReport> EvaluateServed(const ServedEvaluateSettings& setti
   return report;
 }
 
-}  // namespace hone::tune
+}  // namespace hone::harness

@@ -1,21 +1,13 @@
-#include "tune/report_envelope.h"
+#include "report/report_envelope.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
-#include <filesystem>
 
-#include "base/file_digest.h"
 #include "base/utc_time.h"
-#include "onnx/model_info.h"
-#include "onnx/model_info_format.h"
 
-namespace hone::tune {
+namespace hone::report {
 namespace {
-
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // "nan", "inf", "-inf", or null for a finite number or anything else.
 nlohmann::json NonFiniteName(const nlohmann::json& v) {
@@ -28,44 +20,7 @@ nlohmann::json NonFiniteName(const nlohmann::json& v) {
 
 }  // namespace
 
-Result<nlohmann::json> ModelFileJson(const std::string& path) {
-  std::error_code ec;
-  const uint64_t bytes = std::filesystem::file_size(path, ec);
-  if (ec) return Status::NotFound("cannot read '" + path + "': " + ec.message());
-  HONE_ASSIGN_OR_RETURN(std::string sha256, Sha256OfFile(path));
-  nlohmann::json j = {{"path", path}, {"file_bytes", bytes}, {"sha256", sha256},
-                      {"inputs", nullptr}, {"outputs", nullptr}};
-  if (EndsWith(path, ".onnx")) {
-    HONE_ASSIGN_OR_RETURN(onnx::ModelInfo info, onnx::ReadModelInfo(path));
-    j["inputs"] = onnx::TensorInfosToJson(info.inputs);
-    j["outputs"] = onnx::TensorInfosToJson(info.outputs);
-  }
-  return j;
-}
-
-nlohmann::json IoSpecsJson(const std::vector<runtime::IoSpec>& specs) {
-  // The same objects `hone info` writes: a loaded model's specs said as the graph's tensors.
-  std::vector<onnx::TensorInfo> tensors;
-  for (const runtime::IoSpec& s : specs) {
-    onnx::TensorInfo& t = tensors.emplace_back();
-    t.name = s.name;
-    t.type = s.type;
-    t.onnx_type = s.onnx_type;
-    for (size_t d = 0; d < s.shape.size(); ++d)
-      t.dims.push_back({s.shape[d], d < s.symbols.size() ? s.symbols[d] : std::string()});
-  }
-  return onnx::TensorInfosToJson(tensors);
-}
-
-nlohmann::json ServedModelJson(const std::string& name, const std::string& url, const std::string& protocol,
-                               const runtime::ModelMetadata& metadata) {
-  return {{"name", name},         {"url", url},
-          {"protocol", protocol}, {"path", nullptr},
-          {"sha256", nullptr},    {"inputs", IoSpecsJson(metadata.inputs)},
-          {"outputs", IoSpecsJson(metadata.outputs)}};
-}
-
-nlohmann::json SystemJson(const bench::SystemInfo& s) {
+nlohmann::json SystemJson(const SystemInfo& s) {
   return {{"cpu_model", s.cpu_model},
           {"logical_cores", s.logical_cores},
           {"cpu_features", s.cpu_features},
@@ -118,11 +73,11 @@ nlohmann::json MakeReport(std::string_view report, const ReportContext& context,
                       {"started_at", UtcTimestamp(context.started_at)},
                       {"finished_at", UtcTimestamp(std::chrono::system_clock::now())},
                       {"command", context.argv},
-                      {"system", SystemJson(bench::ReadSystemInfo())},
+                      {"system", SystemJson(ReadSystemInfo())},
                       {"model", std::move(model)},
                       {std::string(report), std::move(body)}};
   NullNonFinite(j);
   return j;
 }
 
-}  // namespace hone::tune
+}  // namespace hone::report

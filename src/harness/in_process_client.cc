@@ -1,9 +1,9 @@
-#include "tune/in_process_client.h"
+#include "harness/in_process_client.h"
 
 #include <chrono>
 #include <future>
 
-namespace hone::tune {
+namespace hone::harness {
 namespace {
 
 class ServerClient final : public bench::RemoteClient {
@@ -89,4 +89,4 @@ Result<bench::BenchReport> RunRepositoryBench(const bench::BenchSettings& settin
   return report;
 }
 
-}  // namespace hone::tune
+}  // namespace hone::harness

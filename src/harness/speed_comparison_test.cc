@@ -1,8 +1,8 @@
-#include "tune/speed_comparison.h"
+#include "harness/speed_comparison.h"
 
 #include <gtest/gtest.h>
 
-namespace hone::tune {
+namespace hone::harness {
 namespace {
 
 SpeedRound Round(double source_sps, double variant_sps, uint64_t source_p99 = 1000, uint64_t variant_p99 = 1000) {
@@ -93,4 +93,4 @@ TEST(SpeedComparisonSettingsTest, RejectsBadValues) {
 }
 
 }  // namespace
-}  // namespace hone::tune
+}  // namespace hone::harness

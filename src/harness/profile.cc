@@ -1,6 +1,6 @@
 // Running a model under ONNX Runtime's profiler: load with profiling on, warm up, run, end the profile, parse the
 // trace (profile_trace.cc) and remove it.
-#include "tune/profile.h"
+#include "harness/profile.h"
 
 #include <unistd.h>
 
@@ -16,7 +16,7 @@
 #include "runtime/input_pool.h"
 #include "runtime/session.h"
 
-namespace hone::tune {
+namespace hone::harness {
 namespace {
 
 // A fresh folder for one trace, removed with whatever ONNX Runtime wrote into it. Declared before the session, so
@@ -114,4 +114,4 @@ Result<ModelProfile> ProfileModel(const ProfileSettings& settings) {
   return profile;  // the trace goes with `dir`, after the session has closed
 }
 
-}  // namespace hone::tune
+}  // namespace hone::harness

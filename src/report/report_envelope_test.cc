@@ -1,4 +1,4 @@
-#include "tune/report_envelope.h"
+#include "report/report_envelope.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,9 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "base/test_paths.h"
 
-namespace hone::tune {
+namespace hone::report {
 namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
@@ -44,23 +43,5 @@ TEST(MakeReportTest, TheEnvelopeAroundTheBody) {
   EXPECT_EQ(j["info"]["x_non_finite"], "nan");
 }
 
-TEST(ModelFileJsonTest, InputsOutputsAndDigest) {
-  auto j = ModelFileJson(std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/model.onnx");
-  ASSERT_TRUE(j.ok()) << j.status().message();
-  EXPECT_EQ((*j)["inputs"][0]["shape"], nlohmann::json::parse(R"(["batch", 1, 28, 28])"));
-  EXPECT_EQ((*j)["sha256"].get<std::string>().size(), 64u);
-  EXPECT_EQ(ModelFileJson("/nonexistent.onnx").status().code(), StatusCode::kNotFound);
-}
-
-TEST(IoSpecsJsonTest, TheShapeOfHoneInfo) {
-  runtime::IoSpec spec;
-  spec.name = "ids";
-  spec.type = DataType::kInt64;
-  spec.onnx_type = "int64";
-  spec.shape = {-1, -1, 4};
-  spec.symbols = {"batch", "", ""};
-  EXPECT_EQ(IoSpecsJson({spec})[0]["shape"], nlohmann::json::parse(R"(["batch", null, 4])"));
-}
-
 }  // namespace
-}  // namespace hone::tune
+}  // namespace hone::report

@@ -1,6 +1,6 @@
 // The profile: ONNX Runtime's trace parsed from small hand-written traces (fences, warm-up runs, malformed input),
 // real profiles of the bundled model and of tiny graphs built here, and the served split of a bench point.
-#include "tune/profile.h"
+#include "harness/profile.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include "onnx/quantize_test_models.h"
 #include "onnx/test_models.h"
 
-namespace hone::tune {
+namespace hone::harness {
 namespace {
 
 using ::testing::AllOf;
@@ -313,4 +313,4 @@ TEST(ServedSplitTest, WithoutServerStatisticsOrRequests) {
 }
 
 }  // namespace
-}  // namespace hone::tune
+}  // namespace hone::harness

@@ -1,4 +1,4 @@
-#include "bench/system_info.h"
+#include "report/system_info.h"
 
 #include <sched.h>
 #include <sys/utsname.h>
@@ -12,7 +12,7 @@
 #include "runtime/session.h"
 
 
-namespace hone::bench {
+namespace hone::report {
 namespace {
 
 // Features that change which kernels ONNX Runtime's MLAS picks (and so the speed of int8, fp16 and bf16 paths).
@@ -81,4 +81,4 @@ std::string DescribeMachine(const SystemInfo& s) {
          s.hone_version + ", " + s.compiler;
 }
 
-}  // namespace hone::bench
+}  // namespace hone::report

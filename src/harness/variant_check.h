@@ -19,11 +19,11 @@
 #include "base/result.h"
 #include "check/compare.h"
 #include "check/evaluate.h"
+#include "harness/speed_comparison.h"
 #include "runtime/input_options.h"
 #include "runtime/session_options.h"
-#include "tune/speed_comparison.h"
 
-namespace hone::tune {
+namespace hone::harness {
 
 struct VariantCheck {
   std::string source_path, variant_path;
@@ -73,4 +73,4 @@ std::string VariantOutcomeToText(const VariantCheck& check, const VariantOutcome
 // first rows calibrated the model, or a few rows of it. InvalidArgument naming the file when no array has rows left.
 Status WriteHeldOutRows(const std::string& path, int64_t first, const std::string& out_path, int64_t count = -1);
 
-}  // namespace hone::tune
+}  // namespace hone::harness
