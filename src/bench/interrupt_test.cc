@@ -72,7 +72,7 @@ TEST(InterruptTest, SweepReportsFinishedPointsAndNamesTheRest) {
   RunnerHooks hooks;
   hooks.stop = &stop;
   hooks.window_done = [&](const WindowProgress& w) {
-    if (w.point->concurrency == 2) stop = true;
+    if (w.point->load.concurrency == 2) stop = true;
   };
   std::string lines;
   Progress progress("point", false, [&](std::string_view t) { lines += t; }, [] { return 0.0; });
@@ -81,10 +81,10 @@ TEST(InterruptTest, SweepReportsFinishedPointsAndNamesTheRest) {
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_TRUE(report->interrupted);
   ASSERT_EQ(report->points.size(), 1u);
-  EXPECT_EQ(report->points[0].point.concurrency, 1);
+  EXPECT_EQ(report->points[0].point.load.concurrency, 1);
   ASSERT_EQ(report->points_not_run.size(), 2u);
-  EXPECT_EQ(report->points_not_run[0].concurrency, 2);  // cut short: not reported half-measured
-  EXPECT_EQ(report->points_not_run[1].concurrency, 3);
+  EXPECT_EQ(report->points_not_run[0].load.concurrency, 2);  // cut short: not reported half-measured
+  EXPECT_EQ(report->points_not_run[1].load.concurrency, 3);
   EXPECT_EQ(lines, "point 1 of 3: concurrency 1, batch 1 (0.0 s elapsed, about 0.0 s left)\n");
 
   const std::string text = ReportToText(*report);

@@ -76,23 +76,23 @@ class Recorder {
 };
 
 // The sending side of one point: threads that put the load on the target and record into recorders.
-class Load {
+class LoadRun {
  public:
-  Load(Target& target, const RequestSet& requests, const BenchPoint& point, const LoadOptions& options)
+  LoadRun(Target& target, const RequestSet& requests, const BenchPoint& point, const LoadOptions& options)
       : target_(target), requests_(requests), point_(point), options_(options) {}
-  ~Load() { Stop(); }
+  ~LoadRun() { Stop(); }
 
   void Start() {
-    int threads = point_.mode == LoadMode::kOpenLoop ? std::max(1, options_.open_loop_workers)
-                                                     : static_cast<int>(point_.concurrency);
+    int threads = point_.load.mode == LoadMode::kOpenLoop ? std::max(1, options_.open_loop_workers)
+                                                     : static_cast<int>(point_.load.concurrency);
     recorders_ = std::vector<Recorder>(threads);
     for (int i = 0; i < threads; ++i) {
-      if (point_.mode == LoadMode::kOpenLoop)
+      if (point_.load.mode == LoadMode::kOpenLoop)
         threads_.emplace_back([this, i] { OpenLoopWorker(recorders_[i]); });
       else
         threads_.emplace_back([this, i] { ClosedLoopWorker(i, recorders_[i]); });
     }
-    if (point_.mode == LoadMode::kOpenLoop) threads_.emplace_back([this] { Generate(); });
+    if (point_.load.mode == LoadMode::kOpenLoop) threads_.emplace_back([this] { Generate(); });
   }
 
   void Stop() {
@@ -129,13 +129,13 @@ class Load {
   // N of these keep N requests outstanding.
   void ClosedLoopWorker(int index, Recorder& recorder) {
     for (size_t i = static_cast<size_t>(index); !stop_flag_.load(std::memory_order_relaxed);
-         i += static_cast<size_t>(point_.concurrency))
+         i += static_cast<size_t>(point_.load.concurrency))
       Send(recorder, i, Clock::now());
   }
 
   // Puts intended send times on the queue on schedule, however far behind the workers are.
   void Generate() {
-    ArrivalSchedule schedule(point_.rate, options_.arrival, options_.arrival_seed);
+    ArrivalSchedule schedule(point_.load.rate, options_.arrival, options_.arrival_seed);
     Clock::time_point start = Clock::now();
     while (true) {
       auto offset = schedule.Next();
@@ -225,18 +225,18 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
                                  const RunLength& run, const LoadOptions& load_options, const ProgressFn& progress) {
   if (requests.empty()) return Status::InvalidArgument("no requests to send");
   HONE_RETURN_IF_ERROR(run.Validate());
-  if (point.mode == LoadMode::kOpenLoop) {
-    HONE_RETURN_IF_ERROR(ArrivalSchedule::Create(point.rate, load_options.arrival, 0).status());
+  if (point.load.mode == LoadMode::kOpenLoop) {
+    HONE_RETURN_IF_ERROR(ArrivalSchedule::Create(point.load.rate, load_options.arrival, 0).status());
     if (load_options.open_loop_workers < 1 || load_options.open_loop_workers > kMaxThreads)
       return Status::InvalidArgument("open-loop workers: expected 1.." + std::to_string(kMaxThreads));
-  } else if (point.concurrency < 1 || point.concurrency > kMaxThreads) {
-    return Status::InvalidArgument("concurrency " + std::to_string(point.concurrency) + ": expected 1.." +
+  } else if (point.load.concurrency < 1 || point.load.concurrency > kMaxThreads) {
+    return Status::InvalidArgument("concurrency " + std::to_string(point.load.concurrency) + ": expected 1.." +
                                    std::to_string(kMaxThreads));
   }
   // Peak RSS is reported per point: start each point's high-water mark afresh.
   ResetPeakRss();
 
-  Load load(target, requests, point, load_options);
+  LoadRun load(target, requests, point, load_options);
   Clock::time_point warmup_start = Clock::now();
   load.Start();
 
@@ -247,8 +247,8 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(WarmupLimitSeconds(run)));
   // In open loop the schedule sets the pace: do not wait for more warm-up requests than it sends in warmup_s.
   uint64_t warmup_requests = static_cast<uint64_t>(run.warmup_requests);
-  if (point.mode == LoadMode::kOpenLoop)
-    warmup_requests = std::min<uint64_t>(warmup_requests, static_cast<uint64_t>(std::ceil(point.rate * run.warmup_s)));
+  if (point.load.mode == LoadMode::kOpenLoop)
+    warmup_requests = std::min<uint64_t>(warmup_requests, static_cast<uint64_t>(std::ceil(point.load.rate * run.warmup_s)));
   while ((load.completed() < warmup_requests || Clock::now() - warmup_start < warmup_time) &&
          Clock::now() - warmup_start < warmup_limit && !Stopped(load_options))
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -330,10 +330,10 @@ Result<PointResult> MeasurePoint(Target& target, const RequestSet& requests, con
                                     static_cast<double>(recv.count()) / 1e3 / static_cast<double>(timed)};
   }
   result.verdicts = CheckWindows(result.windows, run.stability);
-  if (point.mode == LoadMode::kOpenLoop) {
+  if (point.load.mode == LoadMode::kOpenLoop) {
     // Throughput can look steady while an overloaded target's backlog (and so its latency) grows without end:
     // a point whose sends fell behind the schedule is not a valid measurement of that rate.
-    Verdict kept_up = RateKeptUp(result.achieved_rate(), point.rate, run.stability.tolerance);
+    Verdict kept_up = RateKeptUp(result.achieved_rate(), point.load.rate, run.stability.tolerance);
     if (!kept_up.met) result.decision = Decision::kUnstable;
     result.verdicts.push_back(std::move(kept_up));
   }

@@ -61,7 +61,7 @@ class FlakyTarget : public Target {
 TEST(LoadGeneratorTest, ClosedLoopKeepsExactlyNOutstanding) {
   SlowTarget target(std::chrono::microseconds(500));
   BenchPoint point;
-  point.concurrency = 3;
+  point.load.concurrency = 3;
   auto r = MeasurePoint(target, OneRequest(), point, QuickRun(), {});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(target.max_in_flight_.load(), 3);
@@ -107,8 +107,8 @@ TEST(LoadGeneratorTest, ErrorsDuringWarmupAreNotLost) {
 TEST(LoadGeneratorTest, OpenLoopCountsQueueingFromIntendedTime) {
   SlowTarget target(std::chrono::milliseconds(10));
   BenchPoint point;
-  point.mode = LoadMode::kOpenLoop;
-  point.rate = 200;
+  point.load.mode = LoadMode::kOpenLoop;
+  point.load.rate = 200;
   LoadOptions load;
   load.open_loop_workers = 1;
   load.arrival = ArrivalProcess::kConstant;
@@ -117,7 +117,7 @@ TEST(LoadGeneratorTest, OpenLoopCountsQueueingFromIntendedTime) {
   run.stability.tolerance = 0.2;
   auto r = MeasurePoint(target, OneRequest(), point, run, load);
   ASSERT_TRUE(r.ok());
-  EXPECT_LT(r->achieved_rate(), 0.75 * point.rate);
+  EXPECT_LT(r->achieved_rate(), 0.75 * point.load.rate);
   EXPECT_GT(r->latency.Percentile(99), 5 * 10'000'000u);  // far above the 10 ms service time
   // However steady its throughput, an overloaded point is not a valid measurement of the rate.
   EXPECT_EQ(r->decision, Decision::kUnstable);
@@ -152,8 +152,8 @@ class CountingTarget : public Target {
 TEST(LoadGeneratorTest, OpenLoopNeverSendsAheadOfItsScheduleAndCountsWhatItSent) {
   CountingTarget target;
   BenchPoint point;
-  point.mode = LoadMode::kOpenLoop;
-  point.rate = 100;
+  point.load.mode = LoadMode::kOpenLoop;
+  point.load.rate = 100;
   LoadOptions load;
   load.open_loop_workers = 4;
   load.arrival = ArrivalProcess::kConstant;
@@ -190,7 +190,7 @@ TEST(LoadGeneratorTest, NullTargetMeasuresTheGeneratorAlone) {
     std::atomic<uint64_t> calls{0};
   } target;
   BenchPoint point;
-  point.concurrency = 2;
+  point.load.concurrency = 2;
   auto r = MeasurePoint(target, OneRequest(), point, QuickRun(), {});
   ASSERT_TRUE(r.ok());
   EXPECT_GT(r->requests, 0u);
@@ -229,7 +229,7 @@ TEST(LoadGeneratorTest, UnstableWhenWindowsNeverAgree) {
 TEST(LoadGeneratorTest, SlowTargetGetsWindowsThatHoldRequests) {
   SlowTarget target(std::chrono::milliseconds(300));
   BenchPoint point;
-  point.concurrency = 4;
+  point.load.concurrency = 4;
   RunLength run = QuickRun();
   run.warmup_requests = 1;
   run.warmup_s = 0;
@@ -306,11 +306,11 @@ TEST(LoadGeneratorTest, RejectsNoRequestsAndBadRunLength) {
   bad.window_s = 0;
   EXPECT_FALSE(MeasurePoint(target, OneRequest(), BenchPoint{}, bad, {}).ok());
   BenchPoint none;
-  none.concurrency = 0;
+  none.load.concurrency = 0;
   EXPECT_FALSE(MeasurePoint(target, OneRequest(), none, QuickRun(), {}).ok());
   BenchPoint no_rate;
-  no_rate.mode = LoadMode::kOpenLoop;
-  no_rate.rate = 0;
+  no_rate.load.mode = LoadMode::kOpenLoop;
+  no_rate.load.rate = 0;
   EXPECT_FALSE(MeasurePoint(target, OneRequest(), no_rate, QuickRun(), {}).ok());
 }
 

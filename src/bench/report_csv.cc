@@ -60,7 +60,7 @@ std::string CsvHeader(bool open_loop) {
 }
 
 std::string ReportToCsv(const BenchReport& r) {
-  const bool open_loop = !r.points.empty() && r.points.front().point.mode == LoadMode::kOpenLoop;
+  const bool open_loop = !r.points.empty() && r.points.front().point.load.mode == LoadMode::kOpenLoop;
   std::string out = CsvHeader(open_loop) + "\n";
   for (const PointResult& p : r.points) {
     const LatencyHistogram& h = p.latency;
@@ -71,7 +71,7 @@ std::string ReportToCsv(const BenchReport& r) {
     const std::optional<ServerBreakdown>& s = p.server;
     const Breakdown b = BreakdownOf(p);
 
-    out += open_loop ? fmt::format("{:g}", p.point.rate) : fmt::format("{}", p.point.concurrency);
+    out += open_loop ? fmt::format("{:g}", p.point.load.rate) : fmt::format("{}", p.point.load.concurrency);
     out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", rate(p.throughput_sps()), Us(b.client_send),
                        Us(b.network_server), Us(s ? std::optional(s->queue_us) : std::nullopt),
                        Us(s ? std::optional(s->compute_input_us) : std::nullopt),
@@ -85,7 +85,7 @@ std::string ReportToCsv(const BenchReport& r) {
                        open_loop ? fmt::format("{:.2f}", p.achieved_rate()) : std::string(), rate(p.throughput_rps()),
                        lat(h.Percentile(99.9)), lat(h.max()), p.requests, p.errors, p.error_rate(),
                        p.cpu_cores_used(), p.peak_rss_bytes, cost ? fmt::format("{:.8f}", *cost) : "",
-                       p.stable() ? "yes" : "no", LoadModeName(p.point.mode), r.SessionLabel(p.point.session_index));
+                       p.stable() ? "yes" : "no", LoadModeName(p.point.load.mode), r.SessionLabel(p.point.session_index));
     if (s)
       out += fmt::format(",{},{:.2f}\n", Us(s->overhead_us()), s->average_batch());
     else

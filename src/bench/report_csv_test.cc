@@ -36,7 +36,7 @@ std::map<std::string, std::string> FirstRow(const std::string& csv) {
 
 PointResult RemotePoint() {
   PointResult p;
-  p.point.concurrency = 2;
+  p.point.load.concurrency = 2;
   p.requests = 100;
   p.duration_s = 1;
   for (int i = 0; i < 100; ++i) p.latency.Record(1'000'000);  // 1000 us each

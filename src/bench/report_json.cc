@@ -16,7 +16,7 @@ nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
       {"label", p.point.Label()},
       {"session_index", p.point.session_index},
       {"session_options", report.SessionLabel(p.point.session_index)},
-      {"mode", LoadModeName(p.point.mode)},
+      {"mode", LoadModeName(p.point.load.mode)},
       {"batch", p.point.batch},
       {"latency_us",
        {{"p50", Us(h.Percentile(50))}, {"p90", Us(h.Percentile(90))}, {"p95", Us(h.Percentile(95))},
@@ -53,10 +53,10 @@ nlohmann::json PointJson(const PointResult& p, const BenchReport& report) {
     j["throughput"] = nullptr;
     j["note"] = "no request completed in the reported windows";
   }
-  if (p.point.mode == LoadMode::kOpenLoop)
-    j["rate"] = {{"target_per_s", p.point.rate}, {"achieved_per_s", p.achieved_rate()}};
+  if (p.point.load.mode == LoadMode::kOpenLoop)
+    j["rate"] = {{"target_per_s", p.point.load.rate}, {"achieved_per_s", p.achieved_rate()}};
   else
-    j["concurrency"] = p.point.concurrency;
+    j["concurrency"] = p.point.load.concurrency;
   if (auto cost = p.CostPer1000(report.cost_per_hour)) j["cost_per_1000_predictions"] = *cost;
   if (p.server) {
     const ServerBreakdown& s = *p.server;

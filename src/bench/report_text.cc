@@ -89,7 +89,7 @@ std::string ReportToText(const BenchReport& r) {
   std::string out;
   AppendHeader(out, r);
   AppendSessions(out, r);
-  bool open_loop = !r.points.empty() && r.points.front().point.mode == LoadMode::kOpenLoop;
+  bool open_loop = !r.points.empty() && r.points.front().point.load.mode == LoadMode::kOpenLoop;
   bool with_cost = r.cost_per_hour > 0;
   out += fmt::format("\n{:<4}{:<34}{:>10}{:>11}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>8}{:>7}{:>11}{:>10}{}{}  {}\n",
                      "ses", "point", "req/s", "samples/s", "p50", "p90", "p95", "p99", "p99.9", "max", "mean",

@@ -5,15 +5,6 @@
 
 namespace hone::bench {
 
-std::string_view LoadModeName(LoadMode mode) {
-  switch (mode) {
-    case LoadMode::kClosedLoop: return "closed-loop";
-    case LoadMode::kOpenLoop: return "open-loop";
-    case LoadMode::kOffline: return "offline";
-  }
-  return "closed-loop";
-}
-
 Status RunLength::Validate() const {
   if (warmup_requests < 0) return Status::InvalidArgument("--warmup-requests: expected >= 0");
   constexpr double kDay = 86400;  // bounds keep every duration well inside the clock's range
@@ -99,14 +90,34 @@ Status BenchSettings::Validate() const {
 }
 
 std::string BenchPoint::Label() const {
-  switch (mode) {
-    case LoadMode::kClosedLoop: return fmt::format("concurrency {}, batch {}", concurrency, batch);
-    case LoadMode::kOpenLoop: return fmt::format("rate {:g}/s, batch {}", rate, batch);
+  switch (load.mode) {
+    case LoadMode::kClosedLoop: return fmt::format("concurrency {}, batch {}", load.concurrency, batch);
+    case LoadMode::kOpenLoop: return fmt::format("rate {:g}/s, batch {}", load.rate, batch);
     case LoadMode::kOffline:
-      return concurrency == 1 ? fmt::format("offline batch {}", batch)
-                              : fmt::format("offline batch {}, {} outstanding", batch, concurrency);
+      return load.concurrency == 1 ? fmt::format("offline batch {}", batch)
+                                   : fmt::format("offline batch {}, {} outstanding", batch, load.concurrency);
   }
   return "";
+}
+
+std::vector<BenchSettings> SettingsForLoads(const BenchSettings& base, const std::vector<Load>& loads) {
+  std::vector<BenchSettings> out;
+  for (LoadMode mode : {LoadMode::kClosedLoop, LoadMode::kOpenLoop, LoadMode::kOffline}) {
+    BenchSettings s = base;
+    s.mode = mode;
+    s.concurrency.clear();
+    s.rates.clear();
+    for (const Load& load : loads) {
+      if (load.mode != mode) continue;
+      if (mode == LoadMode::kOpenLoop) {
+        s.rates.push_back(load.rate);
+      } else {
+        s.concurrency.push_back(load.concurrency);
+      }
+    }
+    if (!s.concurrency.empty() || !s.rates.empty()) out.push_back(std::move(s));
+  }
+  return out;
 }
 
 std::vector<BenchPoint> ExpandPoints(const BenchSettings& settings, size_t session_count,
@@ -116,16 +127,15 @@ std::vector<BenchPoint> ExpandPoints(const BenchSettings& settings, size_t sessi
     for (int64_t batch : batch_sizes) {
       BenchPoint p;
       p.session_index = s;
-      p.mode = settings.mode;
       p.batch = batch;
       if (settings.mode == LoadMode::kOpenLoop) {
         for (double r : settings.rates) {
-          p.rate = r;
+          p.load = Load::Open(r);
           points.push_back(p);
         }
       } else {
         for (int64_t c : settings.concurrency) {
-          p.concurrency = c;
+          p.load = Load{settings.mode, c, 0};
           points.push_back(p);
         }
       }

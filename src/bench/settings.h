@@ -8,19 +8,13 @@
 
 #include "base/result.h"
 #include "bench/arrival_schedule.h"
+#include "bench/load.h"
 #include "bench/stability.h"
 #include "runtime/input_options.h"
 #include "runtime/session_options.h"
 
 namespace hone::bench {
 
-// The load a point puts on its target. The final figure of each:
-//   closed loop: N requests always outstanding; throughput and latency at that concurrency.
-//   open loop:   requests arrive at R/s (Poisson or constant) whatever the target does; latency from each request's
-//                intended send time, so queueing behind a slow target counts; the achieved rate beside R.
-//   offline:     batches of B back to back (N outstanding, default 1); the maximum throughput in samples/s.
-enum class LoadMode { kClosedLoop, kOpenLoop, kOffline };
-std::string_view LoadModeName(LoadMode mode);
 
 struct RunLength {
   // Warm-up ends when both are met; its requests are not measured.
@@ -81,13 +75,15 @@ struct BenchSettings {
 // One measurement: a session configuration, a load and a batch size.
 struct BenchPoint {
   size_t session_index = 0;  // into the expanded runtime sweep
-  LoadMode mode = LoadMode::kClosedLoop;
-  int64_t concurrency = 1;   // closed loop and offline
-  double rate = 0;           // open loop
+  Load load;
   int64_t batch = 1;
   // "concurrency 4, batch 1" / "rate 500/s, batch 1" / "offline batch 64"
   std::string Label() const;
 };
+
+// `base` once per load mode among `loads` (closed loop first, then open loop, then offline), each listing the
+// concurrencies or rates of its loads in their order: what runs `loads` as bench sweeps.
+std::vector<BenchSettings> SettingsForLoads(const BenchSettings& base, const std::vector<Load>& loads);
 
 // The points of a sweep, sessions outermost (a session loads once), then batch sizes, then loads.
 std::vector<BenchPoint> ExpandPoints(const BenchSettings& settings, size_t session_count,

@@ -29,7 +29,7 @@ TEST(SettingsTest, PointsAreSessionsThenBatchesThenLoads) {
   auto points = ExpandPoints(s, 2, {1, 8});
   ASSERT_EQ(points.size(), 8u);
   EXPECT_EQ(points[0].session_index, 0u);
-  EXPECT_EQ(points[1].concurrency, 4);
+  EXPECT_EQ(points[1].load.concurrency, 4);
   EXPECT_EQ(points[2].batch, 8);
   EXPECT_EQ(points[4].session_index, 1u);
   EXPECT_EQ(points[1].Label(), "concurrency 4, batch 1");
@@ -39,7 +39,7 @@ TEST(SettingsTest, PointsAreSessionsThenBatchesThenLoads) {
   ASSERT_EQ(open.size(), 2u);
   EXPECT_EQ(open[1].Label(), "rate 250.5/s, batch 1");
   BenchPoint offline;
-  offline.mode = LoadMode::kOffline;
+  offline.load.mode = LoadMode::kOffline;
   offline.batch = 64;
   EXPECT_EQ(offline.Label(), "offline batch 64");
 }

@@ -12,9 +12,9 @@ uint64_t RequestsWanted(const RunLength& run) {
 
 double ExpectedRate(const BenchPoint& point, int open_loop_workers, double mean_latency_s) {
   if (!(mean_latency_s > 0) || !std::isfinite(mean_latency_s)) return 0;
-  if (point.mode == LoadMode::kOpenLoop)
-    return std::min(point.rate, static_cast<double>(std::max(open_loop_workers, 1)) / mean_latency_s);
-  return static_cast<double>(std::max<int64_t>(point.concurrency, 1)) / mean_latency_s;
+  if (point.load.mode == LoadMode::kOpenLoop)
+    return std::min(point.load.rate, static_cast<double>(std::max(open_loop_workers, 1)) / mean_latency_s);
+  return static_cast<double>(std::max<int64_t>(point.load.concurrency, 1)) / mean_latency_s;
 }
 
 double WindowSeconds(const RunLength& run, double expected_rate) {

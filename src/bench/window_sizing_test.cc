@@ -24,11 +24,11 @@ TEST(WindowSizingTest, RequestsWantedSpreadsMinRequestsOverTheWindows) {
 
 TEST(WindowSizingTest, ExpectedRateFollowsTheLoad) {
   BenchPoint closed;
-  closed.concurrency = 4;
+  closed.load.concurrency = 4;
   EXPECT_DOUBLE_EQ(ExpectedRate(closed, 64, 0.5), 8.0);
   BenchPoint open;
-  open.mode = LoadMode::kOpenLoop;
-  open.rate = 100;
+  open.load.mode = LoadMode::kOpenLoop;
+  open.load.rate = 100;
   EXPECT_DOUBLE_EQ(ExpectedRate(open, 64, 0.001), 100.0);  // the schedule's pace
   EXPECT_DOUBLE_EQ(ExpectedRate(open, 2, 1.0), 2.0);       // the workers' pace, for a slow target
   EXPECT_EQ(ExpectedRate(closed, 64, 0), 0.0);             // nothing completed: unknown

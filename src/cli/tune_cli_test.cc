@@ -87,6 +87,27 @@ TEST_F(TuneCliTest, MeetsAnEasySloAndWritesTheReportsAndARepository) {
   std::vector<std::string> expected = {"baseline", "profile", "batching", "graph", "threads", "precision"};
   if (lower_precision) expected.push_back("retune");
   EXPECT_EQ(names, expected);
+  EXPECT_EQ(body["search"]["mode"], "staged");
+  // Each search stage says which signal decided it and in how many paired rounds; each figure how many requests
+  // its p99 rests on and the CPU each sample took.
+  for (const auto& s : body["stages"]) {
+    if (s["index"].get<int>() < 3 || s["status"] == "skipped") continue;
+    EXPECT_TRUE(s.contains("decided_by")) << s.dump(2);
+    EXPECT_TRUE(s["rounds"].is_number_integer()) << s.dump(2);
+    for (const auto& t : s["trials"]) {
+      if (t["outcome"] == "not confirmed") EXPECT_TRUE(t["paired"].is_object()) << t.dump(2);
+    }
+  }
+  for (const auto& l : body["baseline"]["loads"]) {
+    EXPECT_GE(l["requests"].get<int>(), 300) << l.dump(2);
+    EXPECT_GT(l["cpu_us_per_sample"].get<double>(), 0) << l.dump(2);
+  }
+  // The final against the baseline, both served in turn: a paired ratio with its interval, unless the baseline won.
+  if (body["winner"]["id"] != "baseline") {
+    ASSERT_TRUE(verdict["vs_baseline"].is_object()) << verdict.dump(2);
+    EXPECT_LE(verdict["vs_baseline"]["low"].get<double>(), verdict["vs_baseline"]["ratio"].get<double>());
+    EXPECT_THAT(r.out, HasSubstr("both served in turn"));
+  }
   EXPECT_FALSE(body["baseline"]["loads"].empty());
   EXPECT_FALSE(body["baseline"]["in_process"].empty());
   EXPECT_EQ(body["baseline"]["settings"]["max_batch_size"], 0);
@@ -108,6 +129,33 @@ TEST_F(TuneCliTest, MeetsAnEasySloAndWritesTheReportsAndARepository) {
 
   // A second run into the same folder is refused before any work: tune never overwrites a previous run.
   ExpectUsage(Tune("out", {}), {"already holds", "choose another -o"});
+}
+
+TEST_F(TuneCliTest, TheExhaustiveSearchCrossesEveryStagesCandidatesAndWritesItsBest) {
+  RunResult r = Tune("grid", {"--slo", "p99<=200ms@concurrency=4", "--search", "exhaustive"});
+  // The budget may end the ranking before the grid does; what was measured is still judged and written.
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.Describe();
+  nlohmann::json body = test::ReadReport(Path("grid/report.json"), "tune");
+  EXPECT_EQ(body["search"]["mode"], "exhaustive");
+  ASSERT_EQ(body["stages"].size(), 3u) << body["stages"].dump(2);
+  const nlohmann::json& stage = body["stages"][2];
+  EXPECT_EQ(stage["name"], "exhaustive");
+  const nlohmann::json& grid = stage["grid"];
+  const int product = grid["models"].get<int>() * grid["batching"].get<int>() * grid["graph"].get<int>() *
+                      grid["threads"].get<int>();
+  EXPECT_EQ(body["search"]["candidates"].get<int>(), product);
+  EXPECT_EQ(stage["trials"].size(), static_cast<size_t>(product));
+  EXPECT_EQ(stage["trials"][0]["id"], "baseline");  // the grid's first corner is the baseline itself
+  // Ids say which stage's choices each combines: "int8-static+batch8-delay0+instances2-intra1".
+  bool combined = false;
+  for (const auto& t : stage["trials"]) combined = combined || t["id"].get<std::string>().find('+') != std::string::npos;
+  EXPECT_TRUE(combined);
+  // The best, each a repository of its own, the winner first.
+  ASSERT_FALSE(body["search"]["top"].empty());
+  const std::string first = "1-" + body["search"]["top"][0]["id"].get<std::string>();
+  // The winner is the grid's best (with "+saved-graph" when its saved graph starts sooner).
+  EXPECT_EQ(body["winner"]["id"].get<std::string>().rfind(body["search"]["top"][0]["id"].get<std::string>(), 0), 0u);
+  EXPECT_TRUE(fs::exists(Path("grid/top/" + first + "/model/config.pbtxt"))) << first;
 }
 
 TEST_F(TuneCliTest, AnSloNobodyCanMeetIsExitOneWithTheBestCandidateAndWhy) {

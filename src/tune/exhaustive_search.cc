@@ -49,9 +49,9 @@ std::vector<Candidate> WithBase(const Candidate& base, std::vector<Candidate> ot
 
 void RunExhaustiveSearch(TuneState& state) {
   const auto started = std::chrono::steady_clock::now();
-  const Candidate base = state.incumbent;  // the baseline: nothing has moved it yet
+  const Candidate base = state.ledger.incumbent;  // the baseline: nothing has moved it yet
   state.Say("exhaustive search: making and verifying the lower-precision variants");
-  nlohmann::json checks = nlohmann::json::array();
+  std::vector<VariantCheckRecord> checks;
   // The variants get the share of the run the precision stage would give them; the grid takes the rest.
   const auto verify_end =
       started + std::chrono::milliseconds(static_cast<int64_t>(1000 * std::max(0.0, state.left_s() * 0.3)));
@@ -72,10 +72,10 @@ void RunExhaustiveSearch(TuneState& state) {
   }
   // The same windows and rounds as the stages', more finalists: the grid's best few are close to one another.
   SearchSettings s;
-  s.rank_window_s = state.settings->quick ? 0.1 : 0.25;
-  s.confirm_window_s = state.settings->quick ? 0.15 : 0.4;
+  s.rank_window_s = state.given.settings->quick ? 0.1 : 0.15;
+  s.confirm_window_s = state.given.settings->quick ? 0.15 : 0.4;
   s.finalists = 3;
-  s.max_rounds = state.settings->quick ? 5 : 8;
+  s.max_rounds = state.given.settings->quick ? 5 : 6;
   TuneState* st = &state;
   const double final_s = state.FinalSeconds();
   s.may_continue = [st, final_s] { return !st->stopped() && st->left_s() > final_s; };
@@ -83,14 +83,14 @@ void RunExhaustiveSearch(TuneState& state) {
     st->Say(fmt::format("exhaustive search: {}; {:.0f} s left", text, std::max(0.0, st->left_s())));
   };
   const auto grid_started = std::chrono::steady_clock::now();
-  TrialPlan plan = state.plan;
-  plan.stop = state.settings->stop;
+  TrialPlan plan = state.given.plan;
+  plan.stop = state.given.settings->stop;
   MeasureFn measure = [&plan](const Candidate& c, double window_s) {
     TrialPlan p = plan;
     p.window_s = window_s;
     return MeasureServed(c, p);
   };
-  SearchResult search = Search(grid, state.objective, measure, s);
+  SearchResult search = Search(grid, state.given.objective, measure, s);
   const double grid_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - grid_started).count();
 
   StageRecord record;
@@ -105,27 +105,25 @@ void RunExhaustiveSearch(TuneState& state) {
   record.noise = search.noise;
   record.delta_vs_previous = record.delta_vs_baseline = winner.ratio_vs_incumbent;
   record.status = search.winner == 0 ? StageStatus::kNoGain : StageStatus::kImproved;
-  record.extra["variant_checks"] = checks;
-  record.extra["grid"] = {{"candidates", grid.size()},
-                          {"models", models.size()},
-                          {"batching", batching.size()},
-                          {"graph", graph.size()},
-                          {"threads", threads.size()},
-                          {"wall_s", grid_s}};
-  if (search.noise > 0) state.noise_seen = std::max(state.noise_seen, search.noise);
-  if (search.interrupted && state.settings->stop && state.settings->stop->load()) state.interrupted = true;
+  record.variant_checks = checks;
+  if (search.noise > 0) state.ledger.noise_seen = std::max(state.ledger.noise_seen, search.noise);
+  if (search.interrupted && state.given.settings->stop && state.given.settings->stop->load()) state.budget.interrupted = true;
   for (const Entry& e : search.entries) {
-    if (e.outcome == Outcome::kRejected) state.rejected.push_back({e.candidate.id, "exhaustive", e.reason});
+    if (e.outcome == Outcome::kRejected) state.ledger.rejected.push_back({e.candidate.id, "exhaustive", e.reason});
   }
   if (search.winner != 0) {
-    state.incumbent = winner.candidate;
-    state.incumbent_trial = winner.trial;
+    state.ledger.incumbent = winner.candidate;
+    state.ledger.incumbent_trial = winner.trial;
   } else if (search.entries[0].measured) {
-    state.incumbent_trial = search.entries[0].trial;
+    state.ledger.incumbent_trial = search.entries[0].trial;
   }
   // The confirmed finalists, best first (the winner first whatever its ratio: it won on risk or CPU otherwise).
-  TuneState::ExhaustiveFacts facts;
+  ExhaustiveFacts facts;
   facts.candidates = static_cast<int>(grid.size());
+  facts.models = static_cast<int>(models.size());
+  facts.batching = static_cast<int>(batching.size());
+  facts.graph = static_cast<int>(graph.size());
+  facts.threads = static_cast<int>(threads.size());
   facts.wall_s = grid_s;
   std::vector<const Entry*> confirmed;
   for (const Entry& e : search.entries) {
@@ -137,9 +135,9 @@ void RunExhaustiveSearch(TuneState& state) {
   facts.top.push_back(winner.candidate);
   for (const Entry* e : confirmed) facts.top.push_back(e->candidate);
   if (facts.top.size() > 3) facts.top.resize(3);
-  state.exhaustive = facts;
+  state.ledger.exhaustive = facts;
   record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  state.stages.push_back(std::move(record));
+  state.ledger.stages.push_back(std::move(record));
 }
 
 }  // namespace hone::tune

@@ -23,15 +23,10 @@ std::vector<Candidate> GraphCandidates(const Candidate& from) {
 }
 
 void RunGraphStage(TuneState& state) {
-  std::vector<Candidate> candidates = {state.incumbent};
-  for (Candidate& c : GraphCandidates(state.incumbent)) candidates.push_back(std::move(c));
+  std::vector<Candidate> candidates = {state.ledger.incumbent};
+  for (Candidate& c : GraphCandidates(state.ledger.incumbent)) candidates.push_back(std::move(c));
+  // Each level's cold start is in its trials' own start-ups (report.json's cold_start).
   SearchStage(state, "graph", 4, std::move(candidates));
-  // Cold start per level: the served model's time to ready, from the trials' own start-ups.
-  nlohmann::json cold = nlohmann::json::array();
-  for (const Entry& e : state.stages.back().entries) {
-    if (e.measured) cold.push_back({{"candidate", e.candidate.id}, {"ready_s", e.trial.ready_s}});
-  }
-  state.stages.back().extra["cold_start"] = cold;
 }
 
 }  // namespace hone::tune

@@ -1,5 +1,7 @@
 #include "tune/paired_ratio.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 namespace hone::tune {
@@ -33,6 +35,12 @@ PairedRatio PairedRatioOf(const std::vector<double>& ratios) {
   p.low = std::exp(mean - half);
   p.high = std::exp(mean + half);
   return p;
+}
+
+std::string PairText(const PairedRatio& p) {
+  if (!p.measured()) return "not measured in pairs";
+  if (!p.has_interval()) return fmt::format("{:.2f}x in 1 paired round (no interval)", p.ratio);
+  return fmt::format("{:.2f}x (95% interval {:.2f}-{:.2f}x, {} paired rounds)", p.ratio, p.low, p.high, p.rounds);
 }
 
 }  // namespace hone::tune

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace hone::tune {
@@ -26,6 +27,9 @@ struct PairedRatio {
   // Half the interval's width on a log scale, as a share: "+-6%" (the interval is ratio / (1 + noise) to ratio * (1 + noise)).
   double noise() const { return has_interval() && low > 0 ? std::sqrt(high / low) - 1 : 0; }
 };
+
+// "1.12x (95% interval 1.05-1.19x, 4 paired rounds)"
+std::string PairText(const PairedRatio& pair);
 
 // From the rounds' ratios (a over b, each > 0; others are ignored).
 PairedRatio PairedRatioOf(const std::vector<double>& ratios);

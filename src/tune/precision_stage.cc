@@ -30,7 +30,7 @@ constexpr size_t kMaxFallbackNodes = 4;
 constexpr int64_t kProbeRows = 64;
 
 bool HasFeature(const TuneState& state, std::string_view feature) {
-  const auto& f = state.system.cpu_features;
+  const auto& f = state.given.system.cpu_features;
   return std::find(f.begin(), f.end(), feature) != f.end();
 }
 
@@ -56,17 +56,17 @@ Status MakeVariant(const PrecisionVariant& v, const std::string& source, const s
 
 VariantCheck CheckFor(const TuneState& state, const std::string& variant_path) {
   VariantCheck check;
-  check.source_path = state.incumbent.model_path;
+  check.source_path = state.ledger.incumbent.model_path;
   check.variant_path = variant_path;
-  check.data = state.plan.inputs;
-  check.data_note = state.calibration_rows > 0 ? fmt::format("held-out rows (from row {})", state.calibration_rows) : "";
-  check.session = state.incumbent.session;
-  check.gates = state.gates;
-  check.slice_key = state.settings->slice_key;
-  check.perturbations = state.settings->perturbations;
+  check.data = state.given.plan.inputs;
+  check.data_note = state.given.calibration_rows > 0 ? fmt::format("held-out rows (from row {})", state.given.calibration_rows) : "";
+  check.session = state.ledger.incumbent.session;
+  check.gates = state.given.gates;
+  check.slice_key = state.given.settings->slice_key;
+  check.perturbations = state.given.settings->perturbations;
   check.bench = true;
-  check.bench_rounds = state.settings->quick ? 2 : 3;
-  check.bench_window_s = state.settings->quick ? 0.1 : 0.25;
+  check.bench_rounds = state.given.settings->quick ? 2 : 3;
+  check.bench_window_s = state.given.settings->quick ? 0.1 : 0.25;
   return check;
 }
 
@@ -91,35 +91,11 @@ bool FailedOnSpeedOnly(const VariantOutcome& outcome) {
   return outcome.speed && outcome.speed->verdict == SpeedVerdict::kSlower && outcome.failures.size() == 1;
 }
 
-nlohmann::json GateResultsJson(const VariantOutcome& o) {
-  nlohmann::json gates = nlohmann::json::array();
-  if (o.evaluate) {
-    for (const check::GateResult& g : o.evaluate->gates)
-      gates.push_back({{"gate", g.gate.ToString()}, {"value", g.value}, {"passed", g.passed}});
-  }
-  return gates;
-}
-
-nlohmann::json OutcomeJson(const PrecisionVariant& v, const VariantOutcome& o, const std::vector<std::string>& fp32,
-                           const nlohmann::json& first_try, std::pair<int64_t, int64_t> probed) {
-  nlohmann::json j = {{"variant", v.id},       {"what", v.what},         {"passed", o.passed()},
-                      {"failures", o.failures}, {"notes", o.notes},       {"kept_fp32", fp32},
-                      {"variant_bytes", o.variant_bytes}, {"source_bytes", o.source_bytes},
-                      {"gates", GateResultsJson(o)}};
-  if (o.speed) j["throughput_ratio_in_process"] = o.speed->throughput_ratio;
-  j["first_try"] = first_try.is_null() ? nlohmann::json() : first_try;
-  if (!first_try.is_null()) {
-    // A ranking of fewer nodes than were quantized: the time allowed ran out first; the report says so.
-    j["sensitivity"] = {{"nodes_probed", probed.first}, {"nodes_quantized", probed.second}};
-  }
-  return j;
-}
-
 struct Verified {
   std::string path;
   VariantOutcome outcome;
   std::vector<std::string> kept_fp32;  // nodes the fallback kept in FP32 (empty: none)
-  nlohmann::json first_try;           // the failed outcome before the fallback, when there was one
+  std::optional<VariantOutcome> first_try;  // the failed outcome before the fallback, when there was one
   std::pair<int64_t, int64_t> probed{0, 0};  // nodes whose sensitivity was measured, of the quantized ones
 };
 
@@ -131,10 +107,10 @@ bool RescueWithFp32(TuneState& state, const PrecisionVariant& v, const std::vect
   auto out_of_time = [&] { return state.stopped() || Clock::now() >= deadline; };
   // The probes run on the first rows of the held-out data only: a ranking of nodes needs far fewer rows than a
   // verdict, and a model with dozens of quantized nodes would otherwise spend the budget here.
-  runtime::InputOptions probe_rows = state.plan.inputs;
-  if (state.batch_axis) {
-    probe_rows.data_path = (fs::path(state.work_dir) / "probe_rows.npz").string();
-    if (!WriteHeldOutRows(state.heldout_path, 0, probe_rows.data_path, kProbeRows).ok()) probe_rows = state.plan.inputs;
+  runtime::InputOptions probe_rows = state.given.plan.inputs;
+  if (state.given.batch_axis) {
+    probe_rows.data_path = (fs::path(state.given.work_dir) / "probe_rows.npz").string();
+    if (!WriteHeldOutRows(state.given.heldout_path, 0, probe_rows.data_path, kProbeRows).ok()) probe_rows = state.given.plan.inputs;
   }
   std::vector<std::pair<double, std::string>> sensitivity;
   for (const std::string& node : nodes) {
@@ -142,9 +118,9 @@ bool RescueWithFp32(TuneState& state, const PrecisionVariant& v, const std::vect
     state.Say(fmt::format("stage 6 of 6 (precision): {} failed its gates; sensitivity of node '{}'", v.id, node));
     PrecisionVariant probe = v;
     probe.quantize->exclude_nodes.push_back(node);
-    std::string path = (fs::path(state.work_dir) / (v.id + "-probe.onnx")).string();
+    std::string path = (fs::path(state.given.work_dir) / (v.id + "-probe.onnx")).string();
     std::vector<std::string> ignored;
-    if (!MakeVariant(probe, state.incumbent.model_path, path, &ignored).ok()) continue;
+    if (!MakeVariant(probe, state.ledger.incumbent.model_path, path, &ignored).ok()) continue;
     VariantCheck check = CheckFor(state, path);
     check.bench = false;  // quality only: speed is measured on the variant that is kept
     check.data = probe_rows;
@@ -156,9 +132,9 @@ bool RescueWithFp32(TuneState& state, const PrecisionVariant& v, const std::vect
   for (size_t k = 0; k < sensitivity.size() && k + 1 < nodes.size() && k < kMaxFallbackNodes; ++k) {
     if (out_of_time()) break;
     fallback.quantize->exclude_nodes.push_back(sensitivity[k].second);
-    std::string path = (fs::path(state.work_dir) / fmt::format("{}-fp32-{}.onnx", v.id, k + 1)).string();
+    std::string path = (fs::path(state.given.work_dir) / fmt::format("{}-fp32-{}.onnx", v.id, k + 1)).string();
     std::vector<std::string> ignored;
-    if (!MakeVariant(fallback, state.incumbent.model_path, path, &ignored).ok()) break;
+    if (!MakeVariant(fallback, state.ledger.incumbent.model_path, path, &ignored).ok()) break;
     auto o = CheckVariant(CheckFor(state, path));
     if (!o.ok()) break;
     verified.path = path;
@@ -177,21 +153,21 @@ std::vector<PrecisionVariant> PlanPrecisionVariants(TuneState& state) {
   onnx::QuantizeOptions dynamic;
   dynamic.mode = onnx::QuantizeMode::kDynamic;
   variants.push_back({"int8-dynamic", "dynamic INT8", 10, dynamic, std::nullopt, nullptr});
-  if (!state.settings->inputs.data_path.empty() && state.calibration_rows > 0) {
+  if (!state.given.settings->inputs.data_path.empty() && state.given.calibration_rows > 0) {
     onnx::QuantizeOptions st;
     st.mode = onnx::QuantizeMode::kStatic;
-    st.calibration_inputs = state.settings->inputs;
-    st.calibration_samples = state.calibration_rows;
-    variants.push_back({"int8-static", fmt::format("static INT8 calibrated on rows 0..{}", state.calibration_rows - 1),
+    st.calibration_inputs = state.given.settings->inputs;
+    st.calibration_samples = state.given.calibration_rows;
+    variants.push_back({"int8-static", fmt::format("static INT8 calibrated on rows 0..{}", state.given.calibration_rows - 1),
                         12, st, std::nullopt, nullptr});
   } else {
-    state.skipped.push_back({"precision", "static INT8", "needs --data with enough rows to calibrate on (40 or more)"});
+    state.ledger.skipped.push_back({"precision", "static INT8", "needs --data with enough rows to calibrate on (40 or more)"});
   }
   onnx::QuantizeOptions weight_only;
   weight_only.mode = onnx::QuantizeMode::kWeightOnly;
   weight_only.bits = 4;
   PrecisionVariant int4{"int4-weight-only", "INT4 weight-only (MatMul)", 14, weight_only, std::nullopt, nullptr};
-  if (state.matmul_first) {
+  if (state.ledger.matmul_first) {
     variants.insert(variants.begin(), int4);
   } else {
     variants.push_back(int4);
@@ -199,7 +175,7 @@ std::vector<PrecisionVariant> PlanPrecisionVariants(TuneState& state) {
   if (HasFeature(state, "avx512_fp16")) {
     variants.push_back({"fp16", "FP16", 11, std::nullopt, onnx::ConvertOptions{}, nullptr});
   } else {
-    state.skipped.push_back({"precision", "FP16", "the CPU lacks AVX512-FP16: ONNX Runtime's FP16 CPU kernels would "
+    state.ledger.skipped.push_back({"precision", "FP16", "the CPU lacks AVX512-FP16: ONNX Runtime's FP16 CPU kernels would "
                                                   "run slower than FP32 here"});
   }
   if (HasFeature(state, "avx512_bf16") || HasFeature(state, "amx_bf16")) {
@@ -207,7 +183,7 @@ std::vector<PrecisionVariant> PlanPrecisionVariants(TuneState& state) {
     bf16.to = onnx::LowPrecision::kBf16;
     variants.push_back({"bf16", "BF16", 11, std::nullopt, bf16, nullptr});
   } else {
-    state.skipped.push_back({"precision", "BF16", "the CPU lacks AVX512-BF16 and AMX-BF16"});
+    state.ledger.skipped.push_back({"precision", "BF16", "the CPU lacks AVX512-BF16 and AMX-BF16"});
   }
   return variants;
 }
@@ -215,13 +191,14 @@ std::vector<PrecisionVariant> PlanPrecisionVariants(TuneState& state) {
 void RunPrecisionStage(TuneState& state) { RunPrecisionStage(state, PlanPrecisionVariants(state)); }
 
 std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const std::vector<PrecisionVariant>& variants,
-                                            std::chrono::steady_clock::time_point verify_end, nlohmann::json& checks) {
+                                            std::chrono::steady_clock::time_point verify_end,
+                                            std::vector<VariantCheckRecord>& checks) {
   std::vector<Candidate> candidates;
   for (size_t index = 0; index < variants.size(); ++index) {
     const PrecisionVariant& v = variants[index];
     if (state.stopped() || state.left_s() < state.FinalSeconds() + 3 * state.TrialSeconds(0.25) ||
         Clock::now() >= verify_end) {
-      state.skipped.push_back({"precision", v.what,
+      state.ledger.skipped.push_back({"precision", v.what,
                                state.stopped() ? "stopped"
                                                : "budget: the precision stage's share for making and verifying "
                                                  "variants is spent"});
@@ -230,54 +207,51 @@ std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const std::vector<
     state.Say(fmt::format("stage 6 of 6 (precision): making and verifying {}; {}; {:.0f} s left", v.what,
                           state.BestSoFar(), state.left_s()));
     Verified verified;
-    verified.path = (fs::path(state.work_dir) / (v.id + ".onnx")).string();
+    verified.path = (fs::path(state.given.work_dir) / (v.id + ".onnx")).string();
     std::vector<std::string> nodes;
-    if (Status made = MakeVariant(v, state.incumbent.model_path, verified.path, &nodes); !made.ok()) {
-      state.rejected.push_back({v.id, "precision", "could not be made: " + made.message()});
+    if (Status made = MakeVariant(v, state.ledger.incumbent.model_path, verified.path, &nodes); !made.ok()) {
+      state.ledger.rejected.push_back({v.id, "precision", "could not be made: " + made.message()});
       continue;
     }
     auto outcome = CheckVariant(CheckFor(state, verified.path));
     if (!outcome.ok()) {
-      state.rejected.push_back({v.id, "precision", "could not be verified: " + outcome.status().message()});
+      state.ledger.rejected.push_back({v.id, "precision", "could not be verified: " + outcome.status().message()});
       continue;
     }
     verified.outcome = std::move(*outcome);
     const VariantOutcome& first = verified.outcome;
     if (!first.passed() && !FailedOnSpeedOnly(first) && v.quantize && nodes.size() > 1 && first.load_error.empty() &&
         !first.identical) {
-      verified.first_try = {{"failures", first.failures}, {"gates", GateResultsJson(first)}};
+      verified.first_try = first;
       const auto share = (verify_end - Clock::now()) / static_cast<int64_t>(variants.size() - index);
       RescueWithFp32(state, v, nodes, Clock::now() + std::max(share, Clock::duration::zero()), verified);
     }
-    checks.push_back(OutcomeJson(v, verified.outcome, verified.kept_fp32, verified.first_try, verified.probed));
+    checks.push_back({v.id, v.what, verified.outcome, verified.kept_fp32, verified.first_try, verified.probed});
     if (!verified.outcome.passed()) {
       std::string reason = fmt::format("{}", fmt::join(verified.outcome.failures, "; "));
       if (!verified.kept_fp32.empty()) {
         reason += fmt::format(" (with {} kept in FP32 after failing its gates)", fmt::join(verified.kept_fp32, ", "));
-      } else if (!verified.first_try.is_null()) {
+      } else if (verified.first_try) {
         reason += fmt::format(" (FP32 fallback: sensitivity measured for {} of {} quantized nodes in its share of the "
                               "time, none kept in FP32 yet; a larger --budget lets it go further)",
                               verified.probed.first, verified.probed.second);
       }
-      state.rejected.push_back({v.id, "precision", reason});
+      state.ledger.rejected.push_back({v.id, "precision", reason});
       continue;
     }
-    Candidate c = state.incumbent;
+    Candidate c = state.ledger.incumbent;
     c.id = verified.kept_fp32.empty() ? v.id : fmt::format("{}-fp32x{}", v.id, verified.kept_fp32.size());
     c.stage = "precision";
     c.model_path = verified.path;
     c.precision = v.id;
-    c.risk = state.incumbent.risk + v.risk + static_cast<int>(verified.kept_fp32.size());
+    c.risk = state.ledger.incumbent.risk + v.risk + static_cast<int>(verified.kept_fp32.size());
     const check::Metric* accuracy =
         verified.outcome.evaluate ? check::FindMetric(verified.outcome.evaluate->metrics, "accuracy") : nullptr;
-    if (accuracy) {
-      state.quality_by_candidate[c.id] = {{"metric", "accuracy"}, {"value", accuracy->value},
-                                          {"gates", GateResultsJson(verified.outcome)}};
-    } else {
-      state.quality_by_candidate[c.id] = {{"metric", "cosine_to_source"},
-                                          {"value", WorstCosine(verified.outcome.compare)},
-                                          {"gates", GateResultsJson(verified.outcome)}};
-    }
+    std::vector<check::GateResult> gates;
+    if (verified.outcome.evaluate) gates = verified.outcome.evaluate->gates;
+    state.ledger.quality_by_candidate[c.id] =
+        accuracy ? QualityRecord{"accuracy", accuracy->value, gates}
+                 : QualityRecord{"cosine_to_source", WorstCosine(verified.outcome.compare), gates};
     candidates.push_back(c);
   }
   return candidates;
@@ -285,21 +259,21 @@ std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const std::vector<
 
 void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& variants) {
   const auto started = Clock::now();
-  if (state.incumbent.precision != "fp32") {
-    state.stages.push_back(StageRecord::Of("precision", 6, StageStatus::kSkipped, "the incumbent is not FP32"));
+  if (state.ledger.incumbent.precision != "fp32") {
+    state.ledger.stages.push_back(StageRecord::Of("precision", 6, StageStatus::kSkipped, "the incumbent is not FP32"));
     return;
   }
   // Making and verifying the variants may take this share of the stage's room; the rest is the search's. Each
   // variant's FP32 fallback gets an equal part of what is left when it starts, so one variant with many nodes
   // cannot starve the others.
   const auto verify_end = started + std::chrono::milliseconds(static_cast<int64_t>(600 * state.StageRoom(6)));
-  nlohmann::json checks = nlohmann::json::array();
-  std::vector<Candidate> candidates = {state.incumbent};
+  std::vector<VariantCheckRecord> checks;
+  std::vector<Candidate> candidates = {state.ledger.incumbent};
   for (Candidate& c : MakeVerifiedVariants(state, variants, verify_end, checks)) candidates.push_back(std::move(c));
   const bool none_passed = candidates.size() < 2;
   SearchStage(state, "precision", 6, std::move(candidates));
-  StageRecord& record = state.stages.back();
-  record.extra["variant_checks"] = checks;
+  StageRecord& record = state.ledger.stages.back();
+  record.variant_checks = checks;
   record.wall_s = std::chrono::duration<double>(Clock::now() - started).count();  // the checks included
   if (none_passed) {
     record.status = checks.empty() ? StageStatus::kSkipped : StageStatus::kNoGain;

@@ -93,26 +93,47 @@ class TunePrecisionTest : public ::testing::Test {
     settings_.quick = true;
     settings_.budget_s = 120;
     settings_.out_dir = dir_.str();
-    state_.settings = &settings_;
-    state_.started = std::chrono::steady_clock::now();
-    state_.deadline = state_.started + std::chrono::seconds(120);
-    state_.work_dir = dir_.File("work");
-    std::filesystem::create_directories(state_.work_dir);
-    Status prepared = PrepareTune(state_);
+    given_.settings = &settings_;
+    state_.budget.started = std::chrono::steady_clock::now();
+    state_.budget.deadline = state_.budget.started + std::chrono::seconds(120);
+    given_.work_dir = dir_.File("work");
+    std::filesystem::create_directories(given_.work_dir);
+    Status prepared = PrepareTune(given_);
     ASSERT_TRUE(prepared.ok()) << prepared.message();
+    state_.ledger.incumbent = given_.baseline;
   }
 
-  const nlohmann::json* CheckOf(const std::string& id) const {
-    for (const auto& c : state_.stages.back().extra["variant_checks"]) {
-      if (c["variant"] == id) return &c;
+  const VariantCheckRecord* CheckOf(const std::string& id) const {
+    for (const VariantCheckRecord& c : state_.ledger.stages.back().variant_checks) {
+      if (c.variant == id) return &c;
     }
     return nullptr;
+  }
+
+  // The variant checks the last stage recorded, for failure messages.
+  std::string Checks() const {
+    std::string s;
+    for (const VariantCheckRecord& c : state_.ledger.stages.back().variant_checks) {
+      s += c.variant + (c.outcome.passed() ? ": passed" : ": failed");
+      for (const std::string& f : c.outcome.failures) s += "; " + f;
+      s += "\n";
+    }
+    return s;
+  }
+
+  static bool AnyGateFailed(const harness::VariantOutcome& o) {
+    if (!o.evaluate) return false;
+    for (const check::GateResult& g : o.evaluate->gates) {
+      if (!g.passed) return true;
+    }
+    return false;
   }
 
   onnx::testing::TempDir dir_;
   std::string model_;
   TuneSettings settings_;
-  TuneState state_;
+  TuneGiven given_;
+  TuneState state_{given_};
 };
 
 TEST_F(TunePrecisionTest, APlantedSlowerVariantIsRejectedForSpeed) {
@@ -123,41 +144,41 @@ TEST_F(TunePrecisionTest, APlantedSlowerVariantIsRejectedForSpeed) {
                             return Status::Ok();
                           }};
   RunPrecisionStage(state_, {slower});
-  const nlohmann::json* check = CheckOf("planted-slower");
-  ASSERT_NE(check, nullptr) << state_.stages.back().extra.dump(2);
-  EXPECT_FALSE((*check)["passed"].get<bool>());
-  ASSERT_EQ((*check)["failures"].size(), 1u) << check->dump(2);
-  EXPECT_NE((*check)["failures"][0].get<std::string>().find("slower than the source"), std::string::npos);
-  EXPECT_LT((*check)["throughput_ratio_in_process"].get<double>(), 0.5);
-  ASSERT_FALSE(state_.rejected.empty());
-  EXPECT_EQ(state_.rejected.back().candidate, "planted-slower");
-  EXPECT_EQ(state_.incumbent.id, "baseline");  // nothing slower replaces it
-  EXPECT_EQ(state_.stages.back().status, StageStatus::kNoGain);
+  const VariantCheckRecord* check = CheckOf("planted-slower");
+  ASSERT_NE(check, nullptr) << Checks();
+  EXPECT_FALSE(check->outcome.passed());
+  ASSERT_EQ(check->outcome.failures.size(), 1u) << Checks();
+  EXPECT_NE(check->outcome.failures[0].find("slower than the source"), std::string::npos);
+  ASSERT_TRUE(check->outcome.speed.has_value());
+  EXPECT_LT(check->outcome.speed->throughput_ratio, 0.5);
+  ASSERT_FALSE(state_.ledger.rejected.empty());
+  EXPECT_EQ(state_.ledger.rejected.back().candidate, "planted-slower");
+  EXPECT_EQ(state_.ledger.incumbent.id, "baseline");  // nothing slower replaces it
+  EXPECT_EQ(state_.ledger.stages.back().status, StageStatus::kNoGain);
 }
 
 TEST_F(TunePrecisionTest, AQualityFailureIsRescuedByKeepingTheSensitiveNodeInFp32) {
   Prepare(SensitiveModel(), true);
-  ASSERT_TRUE(state_.has_labels);
+  ASSERT_TRUE(state_.given.has_labels);
   settings_.gates = *check::ParseGates("accuracy_drop<=0.05");
-  state_.gates = settings_.gates;
+  given_.gates = settings_.gates;
   onnx::QuantizeOptions dynamic;
   dynamic.mode = onnx::QuantizeMode::kDynamic;
   RunPrecisionStage(state_, {{"int8-dynamic", "dynamic INT8", 10, dynamic, std::nullopt, nullptr}});
-  const nlohmann::json* check = CheckOf("int8-dynamic");
-  ASSERT_NE(check, nullptr) << state_.stages.back().extra.dump(2);
+  const VariantCheckRecord* check = CheckOf("int8-dynamic");
+  ASSERT_NE(check, nullptr) << Checks();
   // First rejected for quality: every quantized node in, the accuracy collapses.
-  ASSERT_TRUE((*check)["first_try"].is_object()) << check->dump(2);
-  bool failed_gate = false;
-  for (const auto& g : (*check)["first_try"]["gates"]) failed_gate = failed_gate || !g["passed"].get<bool>();
-  EXPECT_TRUE(failed_gate) << check->dump(2);
+  ASSERT_TRUE(check->first_try.has_value()) << Checks();
+  EXPECT_TRUE(AnyGateFailed(*check->first_try)) << Checks();
   // Then rescued: the sensitivity points at /block/mm_sensitive, and with it in FP32 every gate passes.
-  EXPECT_EQ((*check)["kept_fp32"], nlohmann::json::array({"/block/mm_sensitive"})) << check->dump(2);
-  ASSERT_FALSE((*check)["gates"].empty());
-  for (const auto& g : (*check)["gates"]) EXPECT_TRUE(g["passed"].get<bool>()) << check->dump(2);
+  EXPECT_EQ(check->kept_fp32, std::vector<std::string>{"/block/mm_sensitive"}) << Checks();
+  ASSERT_TRUE(check->outcome.evaluate.has_value());
+  ASSERT_FALSE(check->outcome.evaluate->gates.empty());
+  EXPECT_FALSE(AnyGateFailed(check->outcome)) << Checks();
   // Whether the rescued variant also competes depends on its speed on this CPU; a rejection may only be for speed.
-  if (!(*check)["passed"].get<bool>()) {
-    ASSERT_EQ((*check)["failures"].size(), 1u) << check->dump(2);
-    EXPECT_NE((*check)["failures"][0].get<std::string>().find("slower"), std::string::npos);
+  if (!check->outcome.passed()) {
+    ASSERT_EQ(check->outcome.failures.size(), 1u) << Checks();
+    EXPECT_NE(check->outcome.failures[0].find("slower"), std::string::npos);
   }
 }
 

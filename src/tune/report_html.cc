@@ -105,13 +105,34 @@ std::string GateTable(const json& tune, const json& verdict) {
   return s;
 }
 
+// "1.12x (1.05-1.19x, 4 rounds)" from a paired ratio; "-" when not measured in pairs.
+std::string Paired(const json& p) {
+  if (!p.is_object()) return "<span class=\"na\">-</span>";
+  const int rounds = static_cast<int>(Num(p, "rounds").value_or(0));
+  if (rounds < 2) return html::Ratio(Num(p, "ratio")) + " (1 round)";
+  return fmt::format("{} ({:.2f}-{:.2f}x, {} rounds)", html::Ratio(Num(p, "ratio")), Num(p, "low").value_or(0),
+                     Num(p, "high").value_or(0), rounds);
+}
+
+// "p99 1.22 ms over 1,204 requests"
+std::string P99Over(const json& load) {
+  const auto requests = Num(load, "requests");
+  if (!requests || *requests <= 0) return html::Ms(Num(load, "p99_ms"));
+  return fmt::format("{} over {:.0f} requests", html::Ms(Num(load, "p99_ms")), *requests);
+}
+
 std::string CostTable(const json& tune, const json& verdict) {
   const auto baseline = Num(verdict, "baseline_cost_per_1000"), final_cost = Num(verdict, "final_cost_per_1000");
   HtmlTable t({"", "baseline", "final", "ratio"});
   t.AddRow({"cost per 1,000 predictions", html::Cost(baseline), html::Cost(final_cost),
             html::CostChange(baseline, final_cost)});
-  t.AddRow({"throughput (the SLO's score)", "1.00x", html::Ratio(Num(verdict, "throughput_ratio")),
-            html::Ratio(Num(verdict, "throughput_ratio"))});
+  const json& paired = Get(verdict, "vs_baseline");
+  t.AddRow({"score (the SLO's: throughput, or latency in an open loop)", "1.00x",
+            html::Ratio(Num(verdict, "throughput_ratio")),
+            paired.is_object() ? Paired(paired) + ", both served in turn"
+                               : html::Ratio(Num(verdict, "throughput_ratio")) + ", measured apart"});
+  if (const json& cpu = Get(verdict, "cpu_vs_baseline"); cpu.is_object())
+    t.AddRow({"CPU per sample (baseline's over final's)", "1.00x", html::Ratio(Num(cpu, "ratio")), Paired(cpu)});
   std::string s = "<h3>Cost and speed against the baseline</h3>\n" + t.Html();
   if (!Num(Get(tune, "objective"), "cost_per_hour"))
     s += Paragraph("No --cost-per-hour was given: cost is not measured.", "na");
@@ -280,13 +301,16 @@ std::string Quality(const json& q) {
 }
 
 std::string TrialsHtml(const json& stage) {
-  HtmlTable t({"trial", "settings", "throughput", "p99", "quality", "outcome", "reason"});
+  HtmlTable t({"trial", "settings", "throughput", "p99", "CPU/sample", "vs incumbent (paired)", "CPU vs incumbent",
+               "quality", "outcome", "reason"});
   for (const json& trial : Items(stage, "trials")) {
     const json& first_load = Items(trial, "loads").empty() ? json() : Items(trial, "loads")[0];
     const std::string outcome = Str(trial, "outcome");
+    const auto cpu = Num(first_load, "cpu_us_per_sample");
     t.AddRow({TextOr(trial, "id"), Settings(Get(trial, "settings")), html::Sps(Num(first_load, "throughput_sps")),
-              html::Ms(Num(first_load, "p99_ms")), Quality(Get(trial, "quality")), TextOr(trial, "outcome"),
-              TextOr(trial, "reason")},
+              P99Over(first_load), cpu ? fmt::format("{:.1f} us", *cpu) : NotMeasured(),
+              Paired(Get(trial, "paired")), Paired(Get(trial, "cpu_paired")), Quality(Get(trial, "quality")),
+              TextOr(trial, "outcome"), TextOr(trial, "reason")},
              outcome == "chosen" ? "chosen" : "");
   }
   return fmt::format("<details><summary>{}: {} trial{}</summary>\n{}</details>\n", TextOr(stage, "name"),
@@ -303,7 +327,8 @@ std::string Delta(const json& stage, std::string_view key) {
 }
 
 std::string StagesHtml(const json& tune) {
-  HtmlTable t({"stage", "status", "winner", "vs baseline", "vs previous", "wall time", "reason"});
+  HtmlTable t({"stage", "status", "winner", "decided by", "rounds", "vs baseline", "vs previous", "wall time",
+               "reason"});
   std::string trials;
   for (const json& stage : Items(tune, "stages")) {
     const std::string status = Str(stage, "status");
@@ -313,6 +338,9 @@ std::string StagesHtml(const json& tune) {
               : *status_class == 0 ? Esc(status)
                                    : fmt::format("<span class=\"{}\">{}</span>", status_class, Esc(status)),
               Get(stage, "winner").is_string() ? Esc(Str(stage, "winner")) : "<span class=\"na\">none</span>",
+              Get(stage, "decided_by").is_string() ? Esc(Str(stage, "decided_by")) : "<span class=\"na\">-</span>",
+              Num(stage, "rounds").value_or(0) > 0 ? fmt::format("{:.0f}", *Num(stage, "rounds"))
+                                                  : "<span class=\"na\">-</span>",
               Delta(stage, "delta_vs_baseline"), Delta(stage, "delta_vs_previous"),
               html::Seconds(Num(stage, "wall_s")), TextOr(stage, "reason")});
     trials += TrialsHtml(stage);

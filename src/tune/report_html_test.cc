@@ -130,11 +130,19 @@ TEST(TuneReportToHtmlTest, EveryStageWithItsDeltasAndTrials) {
     EXPECT_THAT(stages, HasSubstr("<td>" + s["name"].get<std::string>() + "</td>"));
     EXPECT_THAT(stages, HasSubstr(s["reason"].get<std::string>()));
   }
-  EXPECT_THAT(stages, HasSubstr("<td>batch32-delay0</td><td>2.10x</td><td>2.10x</td><td>41.2 s</td>"));
-  EXPECT_THAT(stages, HasSubstr("<td>int8-dynamic+batch32</td><td>3.40x</td><td>1.60x</td>"));
+  // Which signal decided, in how many paired rounds; a stage that does not say shows a dash, never a blank.
+  EXPECT_THAT(stages, HasSubstr("<td>batch32-delay0</td><td>throughput</td><td>4</td><td>2.10x</td><td>2.10x</td>"
+                                "<td>41.2 s</td>"));
+  EXPECT_THAT(stages, HasSubstr("<td>int8-dynamic+batch32</td><td><span class=\"na\">-</span></td><td><span "
+                                "class=\"na\">-</span></td><td>3.40x</td><td>1.60x</td>"));
+  // A trial's p99 with the requests it rests on, its CPU per sample and its paired ratios with their intervals.
+  EXPECT_THAT(stages, HasSubstr("over 1204 requests"));
+  EXPECT_THAT(stages, HasSubstr("118.4 us"));
+  EXPECT_THAT(stages, HasSubstr("2.10x (1.90-2.30x, 4 rounds)"));
   EXPECT_THAT(stages, HasSubstr("<span class=\"ok\">improved</span>"));
-  EXPECT_THAT(stages, HasSubstr("<td>graph</td><td>no gain</td><td><span class=\"na\">none"
-                                "</span></td><td><span class=\"na\">no change</span></td>"));
+  EXPECT_THAT(stages, HasSubstr("<td>graph</td><td>no gain</td><td><span class=\"na\">none</span></td><td><span "
+                                "class=\"na\">-</span></td><td><span class=\"na\">-</span></td><td><span "
+                                "class=\"na\">no change</span></td>"));
   size_t details = 0;
   for (size_t at = stages.find("<details>"); at != std::string::npos; at = stages.find("<details>", at + 1)) ++details;
   EXPECT_EQ(details, report["tune"]["stages"].size());

@@ -75,7 +75,7 @@ double ScoreRatio(const Objective& objective, const TrialResult& a, const TrialR
     const LoadFigures* fb = FindLoad(b, load);
     if (!fa || !fb) continue;
     double ratio = 0;
-    if (load.open_loop) {
+    if (load.open_loop()) {
       double q = SloPercentileAt(objective, load);
       double pa = double(fa->Percentile(q)), pb = double(fb->Percentile(q));
       ratio = pa > 0 ? pb / pa : 0;
@@ -105,7 +105,7 @@ double ScoreSpread(const TrialResult& trial) {
   double spread = 0;
   for (const LoadFigures& f : trial.loads) {
     // Closed loop scores throughput; open loop, where throughput is the rate, scores the latency percentile.
-    spread = std::max(spread, f.load.open_loop ? f.p99_spread : f.throughput_spread);
+    spread = std::max(spread, f.load.open_loop() ? f.p99_spread : f.throughput_spread);
   }
   return spread;
 }

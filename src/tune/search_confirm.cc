@@ -62,12 +62,6 @@ PairedRatio PairedCpu(const Rounds& rounds, size_t a, size_t b) {
   return PairedRatioOf(ratios);
 }
 
-std::string PairText(const PairedRatio& p) {
-  if (!p.measured()) return "not measured in pairs";
-  if (!p.has_interval()) return fmt::format("{:.2f}x in 1 paired round (no interval)", p.ratio);
-  return fmt::format("{:.2f}x (95% interval {:.2f}-{:.2f}x, {} paired rounds)", p.ratio, p.low, p.high, p.rounds);
-}
-
 Rounds ConfirmFinalists(const SearchContext& context, SearchResult& result) {
   const SearchSettings& s = context.settings;
   Rounds rounds;

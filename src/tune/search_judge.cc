@@ -12,7 +12,7 @@ namespace hone::tune {
 namespace {
 
 Signal ScoreSignal(const Objective& objective) {
-  const bool open = std::all_of(objective.loads.begin(), objective.loads.end(), [](const Load& l) { return l.open_loop; });
+  const bool open = std::all_of(objective.loads.begin(), objective.loads.end(), [](const Load& l) { return l.open_loop(); });
   return open && !objective.loads.empty() ? Signal::kLatency : Signal::kThroughput;
 }
 

@@ -36,8 +36,6 @@ bool Better(const Objective& objective, const Entry& a, const Entry& b);
 // a against b over the complete rounds: the score's paired ratio, and the CPU per sample's (> 1: a is cheaper).
 PairedRatio PairedScore(const Objective& objective, const Rounds& rounds, size_t a, size_t b);
 PairedRatio PairedCpu(const Rounds& rounds, size_t a, size_t b);
-// "1.12x (95% interval 1.05-1.19x, 4 paired rounds)"
-std::string PairText(const PairedRatio& pair);
 
 // 1. One short measurement of every entry; result.entries must hold the candidates, entries[0] the incumbent.
 void RankEntries(const SearchContext& context, SearchResult& result);

@@ -13,7 +13,7 @@ namespace {
 Objective ClosedLoop(const char* slo_text = nullptr) {
   Objective o;
   if (slo_text) o.slos.push_back(*ParseSlo(slo_text));
-  o.loads = {Load{false, 8, 0}};
+  o.loads = {Load::Closed(8)};
   return o;
 }
 
@@ -44,7 +44,7 @@ MeasureFn Fixed(std::map<std::string, Figures> figures, std::function<double(int
     TrialResult t;
     t.candidate_id = c.id;
     LoadFigures l;
-    l.load = Load{false, 8, 0};
+    l.load = Load::Closed(8);
     l.throughput_sps = f.sps * w;
     l.p99_ns = static_cast<uint64_t>(f.p99_ns);
     l.p50_ns = l.p95_ns = l.p99_ns;
@@ -216,7 +216,7 @@ TEST(ScoreRatio, OpenLoopComparesLatency) {
 TEST(CpuRatio, CheaperIsAboveOneAndMissingFiguresGiveZero) {
   TrialResult a, b;
   LoadFigures fa, fb;
-  fa.load = fb.load = Load{false, 8, 0};
+  fa.load = fb.load = Load::Closed(8);
   fa.cpu_us_per_sample = 50;
   fb.cpu_us_per_sample = 100;
   a.loads = {fa};

@@ -34,10 +34,6 @@ std::string_view Trim(std::string_view s) {
 
 }  // namespace
 
-std::string Load::Label() const {
-  return open_loop ? fmt::format("rate {:g}/s", rate) : fmt::format("concurrency {}", concurrency);
-}
-
 Result<Slo> ParseSlo(std::string_view text) {
   Slo slo;
   slo.text = std::string(Trim(text));
@@ -85,8 +81,7 @@ Result<Slo> ParseSlo(std::string_view text) {
     auto r = TakeNumber(rest);
     if (rest.starts_with("/s")) rest.remove_prefix(2);
     if (!r || *r <= 0 || !Trim(rest).empty()) return SloError(text, "rate must be a positive number of requests/s");
-    slo.load.open_loop = true;
-    slo.load.rate = *r;
+    slo.load = Load::Open(*r);
   } else {
     return SloError(text, "the load must be concurrency=N or rate=R");
   }
@@ -126,7 +121,7 @@ SloResult JudgeSlo(const Slo& slo, const LoadFigures& figures) {
   r.measured_ns = static_cast<double>(figures.Percentile(slo.percentile));
   r.margin = (slo.bound_ns - r.measured_ns) / slo.bound_ns;
   bool within = slo.strict ? r.measured_ns < slo.bound_ns : r.measured_ns <= slo.bound_ns;
-  bool kept_up = !slo.load.open_loop || figures.achieved_rate >= 0.95 * slo.load.rate;
+  bool kept_up = !slo.load.open_loop() || figures.achieved_rate >= 0.95 * slo.load.rate;
   bool measured = figures.throughput_sps > 0;
   r.met = measured && within && kept_up && figures.errors == 0;
   std::string figure = fmt::format("p{:g} {} at {} (bound {})", slo.percentile, FormatDuration(r.measured_ns),
@@ -147,9 +142,9 @@ SloResult JudgeSlo(const Slo& slo, const LoadFigures& figures) {
 }
 
 nlohmann::json LoadJson(const Load& load) {
-  return {{"mode", load.open_loop ? "open_loop" : "closed_loop"},
-          {"concurrency", load.open_loop ? nlohmann::json() : nlohmann::json(load.concurrency)},
-          {"rate", load.open_loop ? nlohmann::json(load.rate) : nlohmann::json()}};
+  return {{"mode", load.open_loop() ? "open_loop" : "closed_loop"},
+          {"concurrency", load.open_loop() ? nlohmann::json() : nlohmann::json(load.concurrency)},
+          {"rate", load.open_loop() ? nlohmann::json(load.rate) : nlohmann::json()}};
 }
 
 nlohmann::json SloJson(const Slo& slo) {
@@ -172,7 +167,7 @@ nlohmann::json LoadFiguresJson(const LoadFigures& f) {
                       {"errors", f.errors},
                       {"stable", f.stable},
                       {"cost_per_1000", f.cost_per_1000 ? nlohmann::json(*f.cost_per_1000) : nlohmann::json()}};
-  if (f.load.open_loop) j["achieved_rate"] = f.achieved_rate;
+  if (f.load.open_loop()) j["achieved_rate"] = f.achieved_rate;
   if (!f.first_error.empty()) j["first_error"] = f.first_error;
   return j;
 }

@@ -17,19 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "bench/load.h"
 #include "bench/results.h"
 
 namespace hone::tune {
 
-// Where an SLO holds: closed-loop concurrency or an open-loop rate.
-struct Load {
-  bool open_loop = false;
-  int64_t concurrency = 1;  // closed loop
-  double rate = 0;          // open loop, requests/s
-  // "concurrency 8" / "rate 2000/s"
-  std::string Label() const;
-  bool operator==(const Load& other) const = default;
-};
+// Where an SLO holds: closed-loop concurrency or an open-loop rate (bench's one description of a load).
+using bench::Load;
 
 struct Slo {
   std::string text;         // as the user wrote it

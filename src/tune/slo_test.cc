@@ -10,7 +10,7 @@ TEST(ParseSlo, ClosedAndOpenLoop) {
   ASSERT_TRUE(a.ok()) << a.status().message();
   EXPECT_EQ(a->percentile, 99);
   EXPECT_DOUBLE_EQ(a->bound_ns, 5e6);
-  EXPECT_FALSE(a->load.open_loop);
+  EXPECT_FALSE(a->load.open_loop());
   EXPECT_EQ(a->load.concurrency, 8);
   EXPECT_FALSE(a->strict);
 
@@ -19,7 +19,7 @@ TEST(ParseSlo, ClosedAndOpenLoop) {
   EXPECT_DOUBLE_EQ(b->percentile, 99.9);
   EXPECT_TRUE(b->strict);
   EXPECT_DOUBLE_EQ(b->bound_ns, 250e3);
-  EXPECT_TRUE(b->load.open_loop);
+  EXPECT_TRUE(b->load.open_loop());
   EXPECT_DOUBLE_EQ(b->load.rate, 2000);
   EXPECT_EQ(b->load.Label(), "rate 2000/s");
 

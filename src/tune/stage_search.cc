@@ -10,24 +10,27 @@
 #include "tune/tune_state.h"
 
 namespace hone::tune {
+
 std::string TuneState::BestSoFar() const {
-  if (incumbent_trial.loads.empty()) return "best so far: " + incumbent.id;
-  const LoadFigures& f = incumbent_trial.loads[0];
-  return fmt::format("best so far: {}, {:.0f} samples/s, p99 {:.2f} ms at {}", incumbent.id, f.throughput_sps,
+  if (ledger.incumbent_trial.loads.empty()) return "best so far: " + ledger.incumbent.id;
+  const LoadFigures& f = ledger.incumbent_trial.loads[0];
+  return fmt::format("best so far: {}, {:.0f} samples/s, p99 {:.2f} ms at {}", ledger.incumbent.id, f.throughput_sps,
                      double(f.p99_ns) / 1e6, f.load.Label());
 }
 
 double TuneState::FinalSeconds() const {
-  const double window = settings->quick ? 0.2 : 0.5;
-  const double rounds = settings->quick ? 2 : 3;
+  const double window = given.settings->quick ? 0.2 : 0.5;
+  const double rounds = given.settings->quick ? 2 : 3;
   const double curve_loads = static_cast<double>(CurveLoads(*this).size());
-  const double curve_window = settings->quick ? 0.1 : 0.25;
+  const double curve_window = given.settings->quick ? 0.1 : 0.25;
   // The outputs over the wire: every held-out row through the server, the winner and the source in process, and
-  // the gates' evaluation; from the baseline's in-process latency (a row at a time, the slowest case).
-  const double row_s = baseline_in_process.loads.empty() ? 0.0 : double(baseline_in_process.loads[0].p50_ns) / 1e9;
-  const double wire_s = 3 + 4 * static_cast<double>(heldout_rows) * row_s;
-  return 2 + rounds * static_cast<double>(objective.loads.size()) * (0.3 + 4 * window) +
-         2 * (0.4 + curve_loads * (4.5 * curve_window + 0.1)) + wire_s;
+  // the given.gates' evaluation; from the baseline's in-process latency (a row at a time, the slowest case).
+  const double row_s = ledger.baseline_in_process.loads.empty() ? 0.0 : double(ledger.baseline_in_process.loads[0].p50_ns) / 1e9;
+  const double wire_s = 3 + 4 * static_cast<double>(given.heldout_rows) * row_s;
+  // The winner against the baseline: two served trials a round.
+  const double paired_s = 2 * FinalPairedRounds(*this) * TrialSeconds(given.settings->quick ? 0.15 : 0.4);
+  return 2 + rounds * static_cast<double>(given.objective.loads.size()) * (0.3 + 4 * window) +
+         2 * (0.4 + curve_loads * (4.5 * curve_window + 0.1)) + wire_s + paired_s;
 }
 
 double TuneState::StageRoom(int index) const {
@@ -40,20 +43,20 @@ double TuneState::StageRoom(int index) const {
 
 std::string TuneState::WhyBaselineStays() const {
   int measured = 0, not_run = 0;
-  for (const StageRecord& r : stages) {
+  for (const StageRecord& r : ledger.stages) {
     if (r.index < 3) continue;  // baseline and profile choose nothing
     if (r.status == StageStatus::kNoGain) ++measured;
     if (r.status == StageStatus::kSkipped || r.status == StageStatus::kFailed) ++not_run;
   }
   if (measured == 0) return "no stage could measure a candidate (see skipped and rejected)";
-  if (not_run == 0) return fmt::format("no stage beat it by more than the noise (+-{:.0f}%)", 100 * noise_seen);
+  if (not_run == 0) return fmt::format("no stage beat it beyond the noise of its own paired rounds (up to +-{:.0f}%)", 100 * ledger.noise_seen);
   return fmt::format("{} stage{} measured candidates and none beat it beyond the noise (+-{:.0f}%); {} {} skipped or "
                      "failed (see skipped)",
-                     measured, measured == 1 ? "" : "s", 100 * noise_seen, not_run, not_run == 1 ? "was" : "were");
+                     measured, measured == 1 ? "" : "s", 100 * ledger.noise_seen, not_run, not_run == 1 ? "was" : "were");
 }
 
 std::string TuneState::WhatWasMet() const {
-  const bool slos = !objective.slos.empty(), any_gates = !gates.empty();
+  const bool slos = !given.objective.slos.empty(), any_gates = !given.gates.empty();
   if (slos && any_gates) return "every SLO and gate met";
   if (any_gates) return "every gate met";
   return slos ? "every SLO met and the outputs over the wire match the source"
@@ -63,11 +66,13 @@ std::string TuneState::WhatWasMet() const {
 SearchSettings StageSearchSettings(TuneState& state, const std::string& name, int index,
                                    std::vector<Candidate>& candidates) {
   SearchSettings s;
-  bool quick = state.settings->quick;
-  s.rank_window_s = quick ? 0.1 : 0.25;
+  bool quick = state.given.settings->quick;
+  // Ranking only picks the finalists, which the paired rounds then measure again: short windows let more
+  // candidates in.
+  s.rank_window_s = quick ? 0.1 : 0.15;
   s.confirm_window_s = quick ? 0.15 : 0.4;
   s.min_rounds = 3;
-  s.max_rounds = quick ? 5 : 8;
+  s.max_rounds = quick ? 5 : 6;
   const double room = state.StageRoom(index);
   const double rank_one = state.TrialSeconds(s.rank_window_s);
   auto confirm_s = [&](int rounds) {
@@ -88,7 +93,7 @@ SearchSettings StageSearchSettings(TuneState& state, const std::string& name, in
     std::vector<std::string> cut;
     for (size_t i = fits; i < candidates.size(); ++i) cut.push_back(candidates[i].id);
     if (!cut.empty()) {
-      state.skipped.push_back({name, fmt::format("{}", fmt::join(cut, ", ")),
+      state.ledger.skipped.push_back({name, fmt::format("{}", fmt::join(cut, ", ")),
                                fmt::format("budget: the stage's share is {:.0f} s, {:.0f} s a ranking trial", room,
                                            rank_one)});
       candidates.resize(fits);
@@ -119,12 +124,12 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
   if (candidates.size() < 2) {
     record.status = StageStatus::kSkipped;
     if (record.reason.empty()) record.reason = "no candidate to try";
-    state.stages.push_back(record);
+    state.ledger.stages.push_back(record);
     return;
   }
   if (state.stopped()) {
     record.reason = "stopped before the stage started";
-    state.stages.push_back(record);
+    state.ledger.stages.push_back(record);
     return;
   }
   const size_t planned = candidates.size();
@@ -132,20 +137,20 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
   if (state.left_s() - state.FinalSeconds() < 2 * state.TrialSeconds(settings.rank_window_s)) {
     record.reason = fmt::format("budget: {:.0f} s left, and the final check needs about {:.0f} s",
                                 std::max(0.0, state.left_s()), state.FinalSeconds());
-    state.skipped.push_back({name, fmt::format("{} candidates", planned), record.reason});
-    state.stages.push_back(record);
+    state.ledger.skipped.push_back({name, fmt::format("{} candidates", planned), record.reason});
+    state.ledger.stages.push_back(record);
     return;
   }
-  TrialPlan plan = state.plan;
-  plan.stop = state.settings->stop;
+  TrialPlan plan = state.given.plan;
+  plan.stop = state.given.settings->stop;
   MeasureFn measure = [&plan](const Candidate& c, double window_s) {
     TrialPlan p = plan;
     p.window_s = window_s;
     return MeasureServed(c, p);
   };
-  SearchResult search = Search(candidates, state.objective, measure, settings);
-  if (search.noise > 0) state.noise_seen = std::max(state.noise_seen, search.noise);
-  if (search.interrupted && state.settings->stop && state.settings->stop->load()) state.interrupted = true;
+  SearchResult search = Search(candidates, state.given.objective, measure, settings);
+  if (search.noise > 0) state.ledger.noise_seen = std::max(state.ledger.noise_seen, search.noise);
+  if (search.interrupted && state.given.settings->stop && state.given.settings->stop->load()) state.budget.interrupted = true;
   const Entry& winner = search.entries[static_cast<size_t>(search.winner)];
   record.entries = search.entries;
   record.winner = winner.candidate.id;
@@ -154,23 +159,23 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
   record.rounds = search.rounds;
   record.noise = search.noise;
   record.delta_vs_previous = winner.ratio_vs_incumbent;
-  record.delta_vs_baseline = winner.measured ? ScoreRatio(state.objective, winner.trial, state.baseline_trial) : 0;
+  record.delta_vs_baseline = winner.measured ? ScoreRatio(state.given.objective, winner.trial, state.ledger.baseline_trial) : 0;
   record.status = search.winner == 0 ? StageStatus::kNoGain : StageStatus::kImproved;
   if (!search.entries[0].measured) {
     record.status = StageStatus::kFailed;
     record.reason = "the incumbent could not be measured: " + search.entries[0].reason;
   }
   for (const Entry& e : search.entries) {
-    if (e.outcome == Outcome::kRejected) state.rejected.push_back({e.candidate.id, name, e.reason});
+    if (e.outcome == Outcome::kRejected) state.ledger.rejected.push_back({e.candidate.id, name, e.reason});
   }
   if (search.winner != 0) {
-    state.incumbent = winner.candidate;
-    state.incumbent_trial = winner.trial;
+    state.ledger.incumbent = winner.candidate;
+    state.ledger.incumbent_trial = winner.trial;
   } else if (search.entries[0].measured) {
-    state.incumbent_trial = search.entries[0].trial;  // the latest, confirmed figures of the same candidate
+    state.ledger.incumbent_trial = search.entries[0].trial;  // the latest, confirmed figures of the same candidate
   }
   record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  state.stages.push_back(std::move(record));
+  state.ledger.stages.push_back(std::move(record));
 }
 
 }  // namespace hone::tune

@@ -31,26 +31,30 @@ std::vector<Candidate> ThreadsCandidates(const TuneState& state, const Candidate
     }
     candidates.push_back(c);
   };
-  for (int instances = 1; instances <= std::min(cores, 4); instances *= 2) {
-    add(instances, std::max(1, cores / instances), true);
-    if (!state.settings->quick) add(instances, std::max(1, cores / instances), false);
-  }
+  // The splits of the cores first, then one thread alone, then the same splits without spinning: when the budget
+  // cuts the list from its end, what goes is the spinning, which moves CPU use more than throughput.
+  for (int instances = 1; instances <= std::min(cores, 4); instances *= 2) add(instances, std::max(1, cores / instances), true);
   if (cores > 1) add(1, 1, true);
+  if (!state.given.settings->quick) {
+    for (int instances = 1; instances <= std::min(cores, 4); instances *= 2) {
+      add(instances, std::max(1, cores / instances), false);
+    }
+  }
   return candidates;
 }
 
 void RunThreadsStage(TuneState& state, bool again) {
   const std::string name = again ? "retune" : "threads";
   // Again: the model changed since the threads stage (the precision stage's winner), so ids say which model.
-  const std::string prefix = again ? state.incumbent.id + "+" : "";
-  std::vector<Candidate> candidates = {state.incumbent};
-  for (Candidate& c : ThreadsCandidates(state, state.incumbent, name, prefix)) candidates.push_back(std::move(c));
-  const std::string model = state.incumbent.id;
+  const std::string prefix = again ? state.ledger.incumbent.id + "+" : "";
+  std::vector<Candidate> candidates = {state.ledger.incumbent};
+  for (Candidate& c : ThreadsCandidates(state, state.ledger.incumbent, name, prefix)) candidates.push_back(std::move(c));
+  const std::string model = state.ledger.incumbent.id;
   SearchStage(state, name, again ? 7 : 5, std::move(candidates));
-  if (again && state.quality_by_candidate.contains(model)) {  // the same model file: the same quality
-    for (const Entry& e : state.stages.back().entries) {
-      state.quality_by_candidate[e.candidate.id] = state.quality_by_candidate[model];
-    }
+  auto& quality = state.ledger.quality_by_candidate;
+  if (again && quality.contains(model)) {  // the same model file: the same quality
+    const QualityRecord same = quality.at(model);
+    for (const Entry& e : state.ledger.stages.back().entries) quality[e.candidate.id] = same;
   }
 }
 

@@ -44,51 +44,31 @@ bench::RunLength TrialRunLength(double window_s) {
   return run;
 }
 
-// The loads as bench settings: one run for the closed-loop loads, one for the open-loop ones.
-std::vector<bench::BenchSettings> SettingsFor(const TrialPlan& plan) {
-  bench::BenchSettings base;
-  base.inputs = plan.inputs;
-  base.run = TrialRunLength(plan.window_s);
-  base.cost_per_hour = plan.cost_per_hour;
-  std::vector<bench::BenchSettings> out;
-  bench::BenchSettings closed = base, open = base;
-  closed.mode = bench::LoadMode::kClosedLoop;
-  closed.concurrency.clear();
-  open.mode = bench::LoadMode::kOpenLoop;
-  for (const Load& load : plan.loads) {
-    if (load.open_loop) {
-      open.rates.push_back(load.rate);
-    } else {
-      closed.concurrency.push_back(load.concurrency);
-    }
-  }
-  if (!closed.concurrency.empty()) out.push_back(closed);
-  if (!open.rates.empty()) out.push_back(open);
-  return out;
-}
-
 // Bench points back to the plan's loads, in the plan's order.
 void CollectFigures(const bench::BenchReport& report, const TrialPlan& plan, TrialResult& result) {
   for (const bench::PointResult& point : report.points) {
-    Load load;
-    load.open_loop = point.point.mode == bench::LoadMode::kOpenLoop;
-    load.concurrency = load.open_loop ? 1 : point.point.concurrency;
-    load.rate = load.open_loop ? point.point.rate : 0;
     if (!result.first_point) result.first_point = point;
-    result.loads.push_back(FiguresFromPoint(point, load, plan.cost_per_hour, plan.extra_percentile));
+    result.loads.push_back(FiguresFromPoint(point, point.point.load, plan.cost_per_hour, plan.extra_percentile));
   }
   if (report.interrupted) result.interrupted = true;
   std::vector<LoadFigures> ordered;
   for (const Load& load : plan.loads) {
     for (const LoadFigures& f : result.loads) {
-      if (f.load.open_loop == load.open_loop &&
-          (load.open_loop ? f.load.rate == load.rate : f.load.concurrency == load.concurrency)) {
+      if (f.load == load) {
         ordered.push_back(f);
         break;
       }
     }
   }
   result.loads = std::move(ordered);
+}
+
+std::vector<bench::BenchSettings> SettingsFor(const TrialPlan& plan) {
+  bench::BenchSettings base;
+  base.inputs = plan.inputs;
+  base.run = TrialRunLength(plan.window_s);
+  base.cost_per_hour = plan.cost_per_hour;
+  return bench::SettingsForLoads(base, plan.loads);
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ TEST(MeasureServed, BundledModelOverHttpAndGrpc) {
   TempDir dir;
   for (auto protocol : {bench::RemoteProtocol::kHttp, bench::RemoteProtocol::kGrpc}) {
     TrialPlan plan;
-    plan.loads = {Load{false, 2, 0}};
+    plan.loads = {Load::Closed(2)};
     plan.inputs.data_path = std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/test.npz";
     plan.protocol = protocol;
     plan.window_s = 0.05;
@@ -123,7 +123,7 @@ TEST(MeasureServed, AModelThatDoesNotLoadSaysWhy) {
   TempDir dir;
   std::string broken = dir.Write("broken.onnx", "not an onnx model");
   TrialPlan plan;
-  plan.loads = {Load{false, 1, 0}};
+  plan.loads = {Load::Closed(1)};
   plan.work_dir = dir.str();
   plan.model_name = "broken";
   Candidate c;
@@ -139,7 +139,7 @@ TEST(MergeRepeats, MediansAndSpread) {
   TrialResult a, b, c;
   for (auto [t, sps, p99] : {std::tuple{&a, 100.0, 10u}, {&b, 120.0, 12u}, {&c, 80.0, 30u}}) {
     LoadFigures f;
-    f.load = Load{false, 4, 0};
+    f.load = Load::Closed(4);
     f.throughput_sps = sps;
     f.p99_ns = p99;
     t->loads = {f};
@@ -155,7 +155,7 @@ TEST(MergeRepeats, MediansAndSpread) {
 TEST(MergeRepeats, LoadsAreMatchedByWhatTheyAreNotByPosition) {
   // The second repeat was interrupted before its closed-loop load: its open-loop figures must not be merged into
   // the closed-loop slot, and the achieved rate is the median of every repeat's.
-  const Load closed{false, 4, 0}, open{true, 1, 200};
+  const Load closed = Load::Closed(4), open = Load::Open(200);
   auto figures = [](Load load, double sps, double rate) {
     LoadFigures f;
     f.load = load;

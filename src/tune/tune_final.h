@@ -22,6 +22,10 @@ struct FinalCheck {
   std::string repository;
   std::string config_text;
   double ready_s = 0;
+  // The winner against the baseline, both served, measured in alternating rounds at the SLO loads: the ratio the
+  // summary and the verdict give (the stages' figures were each measured against the stage's incumbent only).
+  // Not measured when the baseline is the winner.
+  PairedRatio vs_baseline, cpu_vs_baseline;
 
   // The wire's outputs are the winner's, match the source, and pass every gate. False without data: tune cannot
   // vouch for outputs it did not check.
@@ -34,6 +38,9 @@ FinalCheck RunFinalCheck(TuneState& state, const std::string& repository, const 
 
 // Concurrency points for the latency-throughput curves: 1, 2, 4, ... up to twice the largest SLO concurrency.
 std::vector<Load> CurveLoads(const TuneState& state);
+
+// Rounds of the winner against the baseline (FinalCheck::vs_baseline).
+int FinalPairedRounds(const TuneState& state);
 
 nlohmann::json FinalJson(const FinalCheck& final_check);
 // [{gate, value, passed, on}] of the gates on the wire's outputs.

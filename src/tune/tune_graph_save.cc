@@ -30,11 +30,11 @@ Result<std::pair<double, double>> ColdStarts(const TuneState& state, const Candi
       const bool saved = (k == 1) != (r % 2 == 1);
       const Candidate& c = saved ? with : without;
       std::string repository =
-          (fs::path(state.work_dir) / fmt::format("cold-start-{}-{}", r, saved ? "saved" : "plain")).string();
-      HONE_RETURN_IF_ERROR(WriteRepository(c, state.plan.model_name, state.metadata, repository));
+          (fs::path(state.given.work_dir) / fmt::format("cold-start-{}-{}", r, saved ? "saved" : "plain")).string();
+      HONE_RETURN_IF_ERROR(WriteRepository(c, state.given.plan.model_name, state.given.metadata, repository));
       {
         HONE_ASSIGN_OR_RETURN(auto served,
-                              harness::ServedModel::Start(repository, state.plan.model_name, state.plan.protocol));
+                              harness::ServedModel::Start(repository, state.given.plan.model_name, state.given.plan.protocol));
         (saved ? b : a).push_back(served->ready_s());
       }
       std::error_code ec;
@@ -47,68 +47,67 @@ Result<std::pair<double, double>> ColdStarts(const TuneState& state, const Candi
 }  // namespace
 
 void RunGraphSaveStep(TuneState& state) {
-  auto it = std::find_if(state.stages.begin(), state.stages.end(), [](const StageRecord& r) { return r.name == "graph"; });
-  if (it == state.stages.end()) return;
-  nlohmann::json& out = it->extra["saved_graph"];
-  out = {{"used", false}};
-  auto refuse = [&](const std::string& reason) { out["reason"] = reason; };
+  auto it = std::find_if(state.ledger.stages.begin(), state.ledger.stages.end(), [](const StageRecord& r) { return r.name == "graph"; });
+  if (it == state.ledger.stages.end()) return;
+  SavedGraphFacts& out = it->saved_graph.emplace();
+  auto refuse = [&](const std::string& reason) { out.reason = reason; };
   if (state.stopped()) return refuse("stopped before the optimized graph was saved");
   if (state.left_s() < state.FinalSeconds() + 10) return refuse("budget: no time left to save and verify it");
   using runtime::GraphOptimization;
-  const GraphOptimization level = std::min(state.incumbent.session.graph_optimization, GraphOptimization::kExtended);
+  const GraphOptimization level = std::min(state.ledger.incumbent.session.graph_optimization, GraphOptimization::kExtended);
   if (level == GraphOptimization::kDisable) return refuse("the winner runs with graph optimization off");
-  state.Say(fmt::format("stage 4 of 6 (graph): saving the winner's optimized graph ({}) and measuring cold start; "
-                        "{:.0f} s left",
+  state.Say(fmt::format("stage 4 of 6 (graph): saving the winner's optimized graph ({}: the highest level ONNX "
+                        "Runtime saves for any machine) and measuring cold start; {:.0f} s left",
                         runtime::GraphOptimizationName(level), state.left_s()));
-  const std::string path = (fs::path(state.work_dir) / "optimized.onnx").string();
-  runtime::SessionOptions save = state.incumbent.session;
+  const std::string path = (fs::path(state.given.work_dir) / "optimized.onnx").string();
+  runtime::SessionOptions save = state.ledger.incumbent.session;
   save.graph_optimization = level;
   save.optimized_model_path = path;
-  if (auto s = runtime::Session::Open(state.incumbent.model_path, save); !s.ok()) {
+  if (auto s = runtime::Session::Open(state.ledger.incumbent.model_path, save); !s.ok()) {
     return refuse("ONNX Runtime could not save it: " + s.status().message());
   }
-  out["level"] = runtime::GraphOptimizationName(level);
+  out.level = runtime::GraphOptimizationName(level);
 
   harness::VariantCheck check;
-  check.source_path = state.incumbent.model_path;
+  check.source_path = state.ledger.incumbent.model_path;
   check.variant_path = path;
-  check.data = state.plan.inputs;
-  check.session = state.incumbent.session;
-  check.gates = state.gates;
-  check.slice_key = state.settings->slice_key;
-  check.perturbations = state.settings->perturbations;
-  check.bench_rounds = state.settings->quick ? 2 : 3;
-  check.bench_window_s = state.settings->quick ? 0.1 : 0.25;
+  check.data = state.given.plan.inputs;
+  check.session = state.ledger.incumbent.session;
+  check.gates = state.given.gates;
+  check.slice_key = state.given.settings->slice_key;
+  check.perturbations = state.given.settings->perturbations;
+  check.bench_rounds = state.given.settings->quick ? 2 : 3;
+  check.bench_window_s = state.given.settings->quick ? 0.1 : 0.25;
   auto verified = harness::CheckVariant(check);
   if (!verified.ok()) return refuse("could not be verified: " + verified.status().message());
   if (!verified->passed()) {
     std::string why = fmt::format("{}", fmt::join(verified->failures, "; "));
-    state.rejected.push_back({"saved-graph", "graph", why});
+    state.ledger.rejected.push_back({"saved-graph", "graph", why});
     return refuse(why);
   }
-  Candidate with = state.incumbent;
-  with.id = state.incumbent.id + "+saved-graph";
+  Candidate with = state.ledger.incumbent;
+  with.id = state.ledger.incumbent.id + "+saved-graph";
   with.model_path = path;
   with.graph_level_set = true;  // the rest of the winner's level (layout rewrites) still runs at load
-  auto cold = ColdStarts(state, state.incumbent, with, state.settings->quick ? 2 : 3);
+  auto cold = ColdStarts(state, state.ledger.incumbent, with, state.given.settings->quick ? 2 : 3);
   if (!cold.ok()) return refuse("cold start could not be measured: " + cold.status().message());
   const auto [plain_s, saved_s] = *cold;
-  out["cold_start_without_s"] = plain_s;
-  out["cold_start_with_s"] = saved_s;
+  out.cold_start_without_s = plain_s;
+  out.cold_start_with_s = saved_s;
   // Cold starts of tens of milliseconds move by several milliseconds from run to run: a gain must be clear.
   const bool faster = saved_s < plain_s * 0.9 && plain_s - saved_s > 0.005;
   if (!faster) {
-    return refuse(fmt::format("verified, but the model is not ready sooner with it ({:.1f} ms against {:.1f} ms): "
-                              "the repository keeps the plain graph",
+    return refuse(fmt::format("verified, but the model is not ready clearly sooner with it ({:.1f} ms against "
+                              "{:.1f} ms; a gain must be 10% and 5 ms at least): the repository keeps the plain graph",
                               1e3 * saved_s, 1e3 * plain_s));
   }
-  out["used"] = true;
-  out["reason"] = fmt::format("verified (same outputs, not slower) and ready in {:.1f} ms instead of {:.1f} ms",
+  out.used = true;
+  out.reason = fmt::format("verified (same outputs, not slower) and ready in {:.1f} ms instead of {:.1f} ms",
                               1e3 * saved_s, 1e3 * plain_s);
-  if (state.quality_by_candidate.contains(state.incumbent.id))  // the same model, re-optimized: the same quality
-    state.quality_by_candidate[with.id] = state.quality_by_candidate[state.incumbent.id];
-  state.saved_graph_of = state.incumbent.id;
-  state.incumbent = with;
+  if (state.ledger.quality_by_candidate.contains(state.ledger.incumbent.id))  // the same model, re-optimized: the same quality
+    state.ledger.quality_by_candidate[with.id] = state.ledger.quality_by_candidate[state.ledger.incumbent.id];
+  state.ledger.saved_graph_of = state.ledger.incumbent.id;
+  state.ledger.incumbent = with;
 }
 
 }  // namespace hone::tune

@@ -62,41 +62,6 @@ struct TuneSettings {
   const std::atomic<bool>* stop = nullptr;
 };
 
-// What a stage came to.
-enum class StageStatus {
-  kMeasured,  // the baseline: the reference every later stage is measured against
-  kImproved,  // a candidate beat the incumbent
-  kNoGain,    // candidates were measured and none beat the incumbent (or the profile ran: it chooses nothing)
-  kSkipped,   // nothing to try, or no room in the budget
-  kFailed,    // the stage could not measure what it had to
-};
-std::string_view StageStatusName(StageStatus status);  // "measured", "improved", "no gain", "skipped", "failed"
-
-struct StageRecord {
-  std::string name;
-  int index = 0;
-  StageStatus status = StageStatus::kSkipped;
-  std::string reason;
-  Signal decided_by = Signal::kNone;  // a search stage: what told its winner apart
-  int rounds = 0;                     // a search stage: its confirming rounds
-  double noise = 0;                   // a search stage: the half-width of its deciding interval
-  std::string winner;
-  double delta_vs_baseline = 0, delta_vs_previous = 0;  // score ratios; 0: not measured
-  double wall_s = 0;
-  std::vector<Entry> entries;
-  nlohmann::json extra;  // stage-specific facts (cold start per level, variant checks)
-
-  // A stage that measured nothing, or whose record is filled in afterwards.
-  static StageRecord Of(std::string name, int index, StageStatus status, std::string reason) {
-    StageRecord r;
-    r.name = std::move(name);
-    r.index = index;
-    r.status = status;
-    r.reason = std::move(reason);
-    return r;
-  }
-};
-
 struct TuneOutcome {
   nlohmann::json report;  // the envelope, as written to OUT/report.json
   int exit_code = 1;      // 0 every SLO and gate met, 1 not, 130 interrupted

@@ -1,9 +1,13 @@
-// What the stages of one `hone tune` run share (internal to the tune part): the objective, the trial plan, the
-// best candidate so far and its measurement, the records of the stages done, and the clock against the budget.
+// What the stages of one `hone tune` run share (internal to the tune part), in three parts that change at
+// different times: what the run is given (settled before anything is measured, const afterwards), its budget
+// (the clock), and the ledger of what it found (stages, candidates, rejections, skips, the incumbent). JSON is
+// made from them only by the report (tune_report.cc).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,23 +15,18 @@
 #include <nlohmann/json.hpp>
 
 #include "check/evaluate.h"
+#include "harness/profile.h"
 #include "onnx/convert.h"
 #include "onnx/quantize.h"
 #include "report/system_info.h"
+#include "tune/stage_record.h"
 #include "tune/tune_runner.h"
 
 namespace hone::tune {
 
-struct RejectedCandidate {
-  std::string candidate, stage, reason;
-};
-struct SkippedWork {
-  std::string stage, what, reason;
-};
-
-struct TuneState {
+// What a run is given: the user's settings and what PrepareTune reads from them (tune_prepare.cc).
+struct TuneGiven {
   const TuneSettings* settings = nullptr;
-  std::chrono::steady_clock::time_point started, deadline;
   Objective objective;
   TrialPlan plan;
   report::SystemInfo system;
@@ -38,34 +37,23 @@ struct TuneState {
   std::string heldout_path;    // the held-out rows (gates, numerics, trials); = data_path without labels
   int64_t calibration_rows = 0;  // rows [0, calibration_rows) of the data calibrate, none of them are gated on
   int64_t heldout_rows = 1;      // rows in heldout_path (1: whole tensors)
-  std::string saved_graph_of;    // the candidate whose optimized graph the winner serves, when RunGraphSaveStep chose it
   bool has_labels = false;
   std::string generated_note;  // how the held-out rows were generated, when no --data was given
   std::string objective_note;  // how tune reads an objective the user left out
   // The quality gates every variant and the final outputs are held to: the user's, or accuracy_drop<=0.01 when the
   // data has labels (none without: then the outputs must match the source within hone compare's defaults).
   std::vector<check::Gate> gates;
-  std::optional<check::EvaluateReport> baseline_quality;
+  Candidate baseline;  // the model as a naive user serves it
+};
 
-  Candidate baseline;
-  TrialResult baseline_trial, baseline_in_process;
-  Candidate incumbent;
-  TrialResult incumbent_trial;
-  std::vector<StageRecord> stages;
-  std::vector<RejectedCandidate> rejected;
-  std::vector<SkippedWork> skipped;
-  nlohmann::json profile;       // the profile stage's findings
-  nlohmann::json quality_by_candidate = nlohmann::json::object();  // id -> {metric, value, gates}
-  bool matmul_first = false;
-  // The exhaustive search (exhaustive_search.h), when it ran: its grid's size, its wall time, and its confirmed
-  // finalists, best first.
-  struct ExhaustiveFacts {
-    int candidates = 0;
-    double wall_s = 0;
-    std::vector<Candidate> top;
-  };
-  std::optional<ExhaustiveFacts> exhaustive;    // the profile says MatMul/Gemm dominate: weight-only INT4 is tried first
+// The clock against the budget.
+struct TuneBudget {
+  std::chrono::steady_clock::time_point started, deadline;
+  const std::atomic<bool>* stop = nullptr;  // Ctrl-C
   bool interrupted = false;
+  // How much longer the baseline's trials took than TuneState::TrialSeconds says (a slow model's windows grow to
+  // hold enough requests for its p99): every later estimate is scaled by it. At least 1.
+  double trial_scale = 1;
 
   double elapsed_s() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -73,9 +61,69 @@ struct TuneState {
   double left_s() const {
     return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
   }
-  bool stopped() const { return interrupted || (settings->stop && settings->stop->load()); }
+  bool stopped() const { return interrupted || (stop && stop->load()); }
+};
+
+struct RejectedCandidate {
+  std::string candidate, stage, reason;
+};
+struct SkippedWork {
+  std::string stage, what, reason;
+};
+
+// What the profile stage found, and what it decided for the stages after it.
+struct ProfileFindings {
+  std::optional<harness::ModelProfile> profile;  // none when the profiler failed
+  std::string error;                              // why it failed
+  std::optional<harness::ServedSplit> served_split;  // where a served request's time goes (the baseline's trial)
+  std::vector<std::string> decisions;
+};
+
+// A candidate's quality on the held-out rows: accuracy with labels, else the worst output cosine to the source.
+struct QualityRecord {
+  std::string metric;           // "accuracy", "cosine_to_source"; empty: not measured
+  std::optional<double> value;
+  std::vector<check::GateResult> gates;  // the variant check's gates, for variants
+};
+
+// The exhaustive search (exhaustive_search.cc), when it ran.
+struct ExhaustiveFacts {
+  int candidates = 0;
+  int models = 0, batching = 0, graph = 0, threads = 0;  // the grid's sides (each counts the baseline's setting)
+  double wall_s = 0;
+  std::vector<Candidate> top;  // its confirmed finalists, the winner first
+};
+
+// What the run found.
+struct TuneLedger {
+  TrialResult baseline_trial, baseline_in_process;
+  std::optional<check::EvaluateReport> baseline_quality;
+  Candidate incumbent;  // the best so far
+  TrialResult incumbent_trial;
+  std::vector<StageRecord> stages;
+  std::vector<RejectedCandidate> rejected;
+  std::vector<SkippedWork> skipped;
+  ProfileFindings profile;
+  std::map<std::string, QualityRecord> quality_by_candidate;  // by candidate id
+  bool matmul_first = false;  // the profile says MatMul/Gemm dominate: weight-only INT4 is tried first
+  std::string saved_graph_of;  // the candidate whose optimized graph the winner serves, when RunGraphSaveStep chose it
+  std::optional<ExhaustiveFacts> exhaustive;
+  // The largest noise measured so far in this run (the baseline's own spread, each stage's paired interval), for the
+  // summary; no decision borrows it: each stage measures its own.
+  double noise_seen = 0;
+};
+
+struct TuneState {
+  explicit TuneState(const TuneGiven& g) : given(g) {}
+  const TuneGiven& given;
+  TuneBudget budget;
+  TuneLedger ledger;
+
+  double elapsed_s() const { return budget.elapsed_s(); }
+  double left_s() const { return budget.left_s(); }
+  bool stopped() const { return budget.stopped(); }
   void Say(const std::string& text) const {
-    if (settings->progress) settings->progress(text);
+    if (given.settings->progress) given.settings->progress(text);
   }
   // "best so far: batch8-delay0, 10,716 samples/s, p99 3.42 ms at concurrency 8"
   std::string BestSoFar() const;
@@ -89,29 +137,27 @@ struct TuneState {
   // The seconds one served trial at every load usually takes with windows of `window_s`: the server's start, and
   // per load a warm-up window and three measured ones (a fourth, now and then, when they disagree).
   double TrialSeconds(double window_s) const {
-    return trial_scale * (0.4 + static_cast<double>(objective.loads.size()) * (4.5 * window_s + 0.1));
+    return budget.trial_scale *
+           (0.4 + static_cast<double>(given.objective.loads.size()) * (4.5 * window_s + 0.1));
   }
-  // How much longer the baseline's trials took than TrialSeconds says (a slow model's windows grow to hold enough
-  // requests for its p99): every later estimate is scaled by it. At least 1.
-  double trial_scale = 1;
   // What the final check needs: its rounds at the SLO loads, the two curves and the outputs over the wire.
   double FinalSeconds() const;
   // The seconds stage `index` (3 to 7) may spend: its share of what is left after the final check, the stages
   // after it weighed by how much they usually need.
   double StageRoom(int index) const;
-  // The largest noise measured so far in this run (the baseline's own spread, each stage's paired interval), for the
-  // summary; no decision borrows it: each stage measures its own.
-  double noise_seen = 0;
 };
 
 // The model's metadata, the data split (or generated held-out rows under work_dir), the gates, the objective, the
-// trial plan and the baseline candidate (tune_prepare.cc). state.settings and state.work_dir must be set. Errors are
+// trial plan and the baseline candidate (tune_prepare.cc). given.settings and given.work_dir must be set. Errors are
 // the user's to fix (InvalidArgument or NotFound naming the flag or file): nothing has been measured yet.
-Status PrepareTune(TuneState& state);
+Status PrepareTune(TuneGiven& given);
 
+// Stage 1 (baseline_stage.cc): the baseline served and in process, and its quality; sets the incumbent's trial.
+void RunBaseline(TuneState& state);
+// Stage 2 (profile_stage.cc): the profile's findings and decisions.
+void RunProfile(TuneState& state);
 // The stages (batching_stage.cc, graph_stage.cc, threads_stage.cc, precision_stage.cc): each appends its record to
-// state.stages and moves
-// state.incumbent when a candidate wins.
+// state.ledger.stages and moves state.ledger.incumbent when a candidate wins.
 void RunBatchingStage(TuneState& state);
 void RunGraphStage(TuneState& state);
 // again: after the precision stage chose a lower-precision model, whose best instances and threads may differ from
@@ -138,7 +184,8 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
 // `verify_end`; returns those that passed as candidates (their quality recorded), the others recorded as rejected
 // or skipped. Each check is appended to `checks` (report.json's variant_checks).
 std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const std::vector<PrecisionVariant>& variants,
-                                            std::chrono::steady_clock::time_point verify_end, nlohmann::json& checks);
+                                            std::chrono::steady_clock::time_point verify_end,
+                                            std::vector<VariantCheckRecord>& checks);
 // After precision (tune_graph_save.cc): the winner's optimized graph saved, verified, and served when it makes the
 // model ready sooner; recorded under the graph stage's "saved_graph".
 void RunGraphSaveStep(TuneState& state);
