@@ -45,32 +45,33 @@ std::vector<Candidate> WithBase(const Candidate& base, std::vector<Candidate> ot
   return others;
 }
 
-}  // namespace
+// Every model x batching x graph x threads combination, the baseline's own corner first.
+struct Grid {
+  std::vector<Candidate> candidates;
+  int models = 0, batching = 0, graph = 0, threads = 0;
+};
 
-void RunExhaustiveSearch(TuneState& state) {
-  const auto started = std::chrono::steady_clock::now();
-  const Candidate base = state.ledger.incumbent;  // the baseline: nothing has moved it yet
-  state.Say("exhaustive search: making and verifying the lower-precision variants");
-  std::vector<VariantCheckRecord> checks;
-  // The variants get the share of the run the precision stage would give them; the grid takes the rest.
-  const auto verify_end =
-      started + std::chrono::milliseconds(static_cast<int64_t>(1000 * std::max(0.0, state.left_s() * 0.3)));
-  std::vector<Candidate> models = {base};
-  for (Candidate& c : MakeVerifiedVariants(state, PlanPrecisionVariants(state), verify_end, checks)) {
-    models.push_back(std::move(c));
-  }
+Grid MakeGrid(const TuneState& state, const Candidate& base, const std::vector<Candidate>& models) {
   const std::vector<Candidate> batching = WithBase(base, BatchingCandidates(state, base));
   const std::vector<Candidate> graph = WithBase(base, GraphCandidates(base));
   const std::vector<Candidate> threads = WithBase(base, ThreadsCandidates(state, base, "threads", ""));
-  std::vector<Candidate> grid;
+  Grid grid;
   for (const Candidate& m : models) {
     for (const Candidate& b : batching) {
       for (const Candidate& g : graph) {
-        for (const Candidate& t : threads) grid.push_back(Combine(m, b, g, t, base));
+        for (const Candidate& t : threads) grid.candidates.push_back(Combine(m, b, g, t, base));
       }
     }
   }
-  // The same windows and rounds as the stages', more finalists: the grid's best few are close to one another.
+  grid.models = static_cast<int>(models.size());
+  grid.batching = static_cast<int>(batching.size());
+  grid.graph = static_cast<int>(graph.size());
+  grid.threads = static_cast<int>(threads.size());
+  return grid;
+}
+
+// The same windows and rounds as the stages', more finalists: the grid's best few are close to one another.
+SearchSettings GridSearchSettings(TuneState& state) {
   SearchSettings s;
   s.rank_window_s = state.given.settings->quick ? 0.1 : 0.15;
   s.confirm_window_s = state.given.settings->quick ? 0.15 : 0.4;
@@ -82,60 +83,55 @@ void RunExhaustiveSearch(TuneState& state) {
   s.progress = [st](const std::string& text) {
     st->Say(fmt::format("exhaustive search: {}; {:.0f} s left", text, std::max(0.0, st->left_s())));
   };
-  const auto grid_started = std::chrono::steady_clock::now();
-  TrialPlan plan = state.given.plan;
-  plan.stop = state.given.settings->stop;
-  MeasureFn measure = [&plan](const Candidate& c, double window_s) {
-    TrialPlan p = plan;
-    p.window_s = window_s;
-    return MeasureServed(c, p);
-  };
-  SearchResult search = Search(grid, state.given.objective, measure, s);
-  const double grid_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - grid_started).count();
+  return s;
+}
 
-  StageRecord record;
-  record.name = "exhaustive";
-  record.index = 3;
+// The winner first, then the other confirmed finalists by their ratio to the baseline; three at most.
+std::vector<Candidate> TopOf(const SearchResult& search) {
   const Entry& winner = search.entries[static_cast<size_t>(search.winner)];
-  record.entries = search.entries;
-  record.winner = winner.candidate.id;
-  record.reason = search.reason;
-  record.decided_by = search.decided_by;
-  record.rounds = search.rounds;
-  record.noise = search.noise;
-  record.delta_vs_previous = record.delta_vs_baseline = winner.ratio_vs_incumbent;
-  record.status = search.winner == 0 ? StageStatus::kNoGain : StageStatus::kImproved;
-  record.variant_checks = checks;
-  if (search.noise > 0) state.ledger.noise_seen = std::max(state.ledger.noise_seen, search.noise);
-  if (search.interrupted && state.given.settings->stop && state.given.settings->stop->load()) state.budget.interrupted = true;
-  for (const Entry& e : search.entries) {
-    if (e.outcome == Outcome::kRejected) state.ledger.rejected.push_back({e.candidate.id, "exhaustive", e.reason});
-  }
-  if (search.winner != 0) {
-    state.ledger.incumbent = winner.candidate;
-    state.ledger.incumbent_trial = winner.trial;
-  } else if (search.entries[0].measured) {
-    state.ledger.incumbent_trial = search.entries[0].trial;
-  }
-  // The confirmed finalists, best first (the winner first whatever its ratio: it won on risk or CPU otherwise).
-  ExhaustiveFacts facts;
-  facts.candidates = static_cast<int>(grid.size());
-  facts.models = static_cast<int>(models.size());
-  facts.batching = static_cast<int>(batching.size());
-  facts.graph = static_cast<int>(graph.size());
-  facts.threads = static_cast<int>(threads.size());
-  facts.wall_s = grid_s;
   std::vector<const Entry*> confirmed;
   for (const Entry& e : search.entries) {
-    if (&e != &winner && e.measured && (e.score_pair.measured() || &e == &search.entries[0]) && e.trial.loads.size())
+    if (&e != &winner && e.measured && !e.trial.loads.empty() && (e.score_pair.measured() || &e == &search.entries[0]))
       confirmed.push_back(&e);
   }
   std::stable_sort(confirmed.begin(), confirmed.end(),
                    [](const Entry* a, const Entry* b) { return a->ratio_vs_incumbent > b->ratio_vs_incumbent; });
-  facts.top.push_back(winner.candidate);
-  for (const Entry* e : confirmed) facts.top.push_back(e->candidate);
-  if (facts.top.size() > 3) facts.top.resize(3);
-  state.ledger.exhaustive = facts;
+  std::vector<Candidate> top = {winner.candidate};
+  for (const Entry* e : confirmed) {
+    if (top.size() < 3) top.push_back(e->candidate);
+  }
+  return top;
+}
+
+}  // namespace
+
+void RunExhaustiveSearch(TuneState& state) {
+  const auto started = std::chrono::steady_clock::now();
+  const Candidate base = state.ledger.incumbent;  // the baseline: nothing has moved it yet
+  state.Say("exhaustive search: making and verifying the lower-precision variants");
+  // The variants get at most 30% of what is left; the grid takes the rest.
+  const auto verify_end =
+      started + std::chrono::milliseconds(static_cast<int64_t>(1000 * std::max(0.0, state.left_s() * 0.3)));
+  std::vector<VariantCheckRecord> checks;
+  std::vector<Candidate> models = {base};
+  for (Candidate& c : MakeVerifiedVariants(state, PlanPrecisionVariants(state), verify_end, checks)) {
+    models.push_back(std::move(c));
+  }
+  const Grid grid = MakeGrid(state, base, models);
+  const auto grid_started = std::chrono::steady_clock::now();
+  const SearchResult search =
+      Search(grid.candidates, state.given.objective, ServedTrials(state), GridSearchSettings(state));
+  const double grid_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - grid_started).count();
+  StageRecord record = StageRecord::Of("exhaustive", 3, StageStatus::kNoGain, "");
+  RecordSearch(state, search, record);
+  record.variant_checks = std::move(checks);
+  state.ledger.exhaustive = ExhaustiveFacts{static_cast<int>(grid.candidates.size()),
+                                            grid.models,
+                                            grid.batching,
+                                            grid.graph,
+                                            grid.threads,
+                                            grid_s,
+                                            TopOf(search)};
   record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   state.ledger.stages.push_back(std::move(record));
 }

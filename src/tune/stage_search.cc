@@ -141,16 +141,27 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
     state.ledger.stages.push_back(record);
     return;
   }
+  const SearchResult search = Search(candidates, state.given.objective, ServedTrials(state), settings);
+  RecordSearch(state, search, record);
+  record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  state.ledger.stages.push_back(std::move(record));
+}
+
+MeasureFn ServedTrials(const TuneState& state) {
   TrialPlan plan = state.given.plan;
   plan.stop = state.given.settings->stop;
-  MeasureFn measure = [&plan](const Candidate& c, double window_s) {
+  return [plan](const Candidate& c, double window_s) {
     TrialPlan p = plan;
     p.window_s = window_s;
     return MeasureServed(c, p);
   };
-  SearchResult search = Search(candidates, state.given.objective, measure, settings);
+}
+
+void RecordSearch(TuneState& state, const SearchResult& search, StageRecord& record) {
   if (search.noise > 0) state.ledger.noise_seen = std::max(state.ledger.noise_seen, search.noise);
-  if (search.interrupted && state.given.settings->stop && state.given.settings->stop->load()) state.budget.interrupted = true;
+  if (search.interrupted && state.given.settings->stop && state.given.settings->stop->load()) {
+    state.budget.interrupted = true;
+  }
   const Entry& winner = search.entries[static_cast<size_t>(search.winner)];
   record.entries = search.entries;
   record.winner = winner.candidate.id;
@@ -159,14 +170,15 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
   record.rounds = search.rounds;
   record.noise = search.noise;
   record.delta_vs_previous = winner.ratio_vs_incumbent;
-  record.delta_vs_baseline = winner.measured ? ScoreRatio(state.given.objective, winner.trial, state.ledger.baseline_trial) : 0;
+  record.delta_vs_baseline =
+      winner.measured ? ScoreRatio(state.given.objective, winner.trial, state.ledger.baseline_trial) : 0;
   record.status = search.winner == 0 ? StageStatus::kNoGain : StageStatus::kImproved;
   if (!search.entries[0].measured) {
     record.status = StageStatus::kFailed;
     record.reason = "the incumbent could not be measured: " + search.entries[0].reason;
   }
   for (const Entry& e : search.entries) {
-    if (e.outcome == Outcome::kRejected) state.ledger.rejected.push_back({e.candidate.id, name, e.reason});
+    if (e.outcome == Outcome::kRejected) state.ledger.rejected.push_back({e.candidate.id, record.name, e.reason});
   }
   if (search.winner != 0) {
     state.ledger.incumbent = winner.candidate;
@@ -174,8 +186,6 @@ void SearchStage(TuneState& state, const std::string& name, int index, std::vect
   } else if (search.entries[0].measured) {
     state.ledger.incumbent_trial = search.entries[0].trial;  // the latest, confirmed figures of the same candidate
   }
-  record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  state.ledger.stages.push_back(std::move(record));
 }
 
 }  // namespace hone::tune

@@ -189,6 +189,11 @@ std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const std::vector<
 // After precision (tune_graph_save.cc): the winner's optimized graph saved, verified, and served when it makes the
 // model ready sooner; recorded under the graph stage's "saved_graph".
 void RunGraphSaveStep(TuneState& state);
+// What a search measures a candidate with: a served trial of the run's plan.
+MeasureFn ServedTrials(const TuneState& state);
+// The search's outcome into `record` (entries, winner, reason, signal, rounds, deltas, status) and the ledger
+// (rejections, the incumbent and its figures, the noise seen).
+void RecordSearch(TuneState& state, const SearchResult& search, StageRecord& record);
 // Runs `candidates` (the incumbent first) through the search and records the stage.
 void SearchStage(TuneState& state, const std::string& name, int index, std::vector<Candidate> candidates);
 // The stage's search settings, fitted to its share of the budget: confirming rounds are cut first; when even the

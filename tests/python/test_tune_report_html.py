@@ -135,11 +135,14 @@ def test_the_dom_holds_the_verdict_the_stages_and_the_rejected_candidates(page, 
     assert "p99<=5ms@concurrency=8 2.1 ms 5 ms 58% headroom 5,400 samples/s met" in verdict
     assert "$0.00020 $0.000060 3.33x cheaper" in verdict
     stages = parser.text("stages")
-    for row in ["batching improved batch32-delay0 2.10x 2.10x 41.2 s max_batch_size 32",
-                "graph no gain none no change no change 22.7 s",
-                "precision improved int8-dynamic+batch32 3.40x 1.60x 96.5 s"]:
+    # Each stage with the signal that decided it and its paired rounds ("-" where the stage does not say).
+    for row in ["batching improved batch32-delay0 throughput 4 2.10x 2.10x 41.2 s max_batch_size 32",
+                "graph no gain none - - no change no change 22.7 s",
+                "precision improved int8-dynamic+batch32 - - 3.40x 1.60x 96.5 s"]:
         assert row in stages, f"{row!r} not in the stages table: {stages}"
     assert "batching: 3 trials" in stages and "batch32-delay500" in stages
+    # A trial's p99 with the requests it rests on, its CPU per sample and its paired intervals.
+    assert "3 ms over 1204 requests 118.4 us 2.10x (1.90-2.30x, 4 rounds) 1.80x (1.70-1.90x, 4 rounds)" in stages
     rejected = parser.text("rejected")
     for row in ["int8-static+batch32 precision slower: 0.71x the throughput of its source",
                 "batch32-delay500 batching throughput spread 12% > 10%: not stable"]:
