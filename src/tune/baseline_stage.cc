@@ -32,8 +32,18 @@ void RunBaseline(TuneState& state) {
     state.ledger.baseline_trial = MergeRepeats(repeats);
     state.ledger.baseline_trial.first_point = repeats.front().first_point;
     state.ledger.incumbent_trial = state.ledger.baseline_trial;
-    state.budget.trial_scale = std::clamp(state.ledger.baseline_trial.wall_s / double(repeats.size()) / state.TrialSeconds(plan.window_s),
-                                   1.0, 20.0);
+    // How long the next trials will take: first the window a slow model's requests need, then what is left of the
+    // gap between the estimate and what the baseline's trials took.
+    double slowest_rps = 0;
+    for (const LoadFigures& f : state.ledger.baseline_trial.loads) {
+      const double rps = f.load.open_loop() ? f.load.rate : f.throughput_sps;
+      if (rps > 0 && (slowest_rps == 0 || rps < slowest_rps)) slowest_rps = rps;
+    }
+    if (slowest_rps > 0) {
+      state.budget.shortest_window_s = static_cast<double>(kTrialMinRequests) / kTrialWindows / slowest_rps;
+    }
+    const double per_trial = state.ledger.baseline_trial.wall_s / double(repeats.size());
+    state.budget.trial_scale = std::clamp(per_trial / state.TrialSeconds(plan.window_s), 1.0, 20.0);
     if (repeats.size() >= 2) state.ledger.noise_seen = std::max(0.05, ScoreSpread(state.ledger.baseline_trial));
     record.status = StageStatus::kMeasured;  // the reference every later stage is measured against
     record.winner = "baseline";

@@ -25,18 +25,14 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 
 // Short trials: a quarter-second window, warm-up as long, three windows that agree within 20%. A trial that is
 // not stable by then is reported so (its figures carry stable: false) rather than measured for longer: the search
-// repeats the candidates that matter. The windows together hold at least kTrialMinRequests requests, so that a
-// slow model (milliseconds a sample) gets windows long enough for its p99 to rest on more than a handful of them
-// (bench's window sizing lengthens each window up to max_window_s); the figures say how many (LoadFigures::requests).
-constexpr uint64_t kTrialMinRequests = 300;
-
+// repeats the candidates that matter. The windows together hold at least kTrialMinRequests requests (trial.h).
 bench::RunLength TrialRunLength(double window_s) {
   bench::RunLength run;
   run.warmup_requests = 20;
   run.warmup_s = window_s;
   run.window_s = window_s;
   run.max_window_s = std::max(2.0, 8 * window_s);
-  run.stability.windows = 3;
+  run.stability.windows = kTrialWindows;
   run.stability.tolerance = 0.20;
   run.stability.max_windows = 6;
   run.stability.min_duration_s = 3 * window_s;

@@ -18,6 +18,12 @@
 
 namespace hone::tune {
 
+// The windows of a trial together hold at least this many requests, so that a slow model (milliseconds a sample)
+// gets windows long enough for its p99 to rest on more than a handful of them (bench's window sizing lengthens each
+// window, up to max_window_s); the figures say how many (LoadFigures::requests).
+inline constexpr uint64_t kTrialMinRequests = 300;
+inline constexpr int kTrialWindows = 3;
+
 struct TrialPlan {
   std::vector<Load> loads;
   runtime::InputOptions inputs;  // the held-out data (or generated inputs)

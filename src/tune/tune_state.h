@@ -4,6 +4,7 @@
 // made from them only by the report (tune_report.cc).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -51,8 +52,11 @@ struct TuneBudget {
   std::chrono::steady_clock::time_point started, deadline;
   const std::atomic<bool>* stop = nullptr;  // Ctrl-C
   bool interrupted = false;
-  // How much longer the baseline's trials took than TuneState::TrialSeconds says (a slow model's windows grow to
-  // hold enough requests for its p99): every later estimate is scaled by it. At least 1.
+  // The shortest a trial's window can be: the time the baseline needs at its slowest load to complete a window's
+  // share of kTrialMinRequests (a slow model's windows grow to hold them, whatever the window asked for). 0: unknown.
+  double shortest_window_s = 0;
+  // How much longer the baseline's trials took than TuneState::TrialSeconds says (server start, warm-up): every
+  // later estimate is scaled by it. At least 1.
   double trial_scale = 1;
 
   double elapsed_s() const {
@@ -134,11 +138,12 @@ struct TuneState {
   // What a met verdict met: "every SLO and gate met", "every gate met" (no SLO), "every SLO met and the outputs
   // over the wire match the source" (no gates), or "the outputs over the wire match the source" (neither).
   std::string WhatWasMet() const;
-  // The seconds one served trial at every load usually takes with windows of `window_s`: the server's start, and
-  // per load a warm-up window and three measured ones (a fourth, now and then, when they disagree).
+  // The seconds one served trial at every load usually takes with windows of `window_s` (or longer, for a slow
+  // model: TuneBudget::shortest_window_s): the server's start, and per load a warm-up window and three measured ones
+  // (a fourth, now and then, when they disagree).
   double TrialSeconds(double window_s) const {
-    return budget.trial_scale *
-           (0.4 + static_cast<double>(given.objective.loads.size()) * (4.5 * window_s + 0.1));
+    const double window = std::max(window_s, budget.shortest_window_s);
+    return budget.trial_scale * (0.4 + static_cast<double>(given.objective.loads.size()) * (4.5 * window + 0.1));
   }
   // What the final check needs: its rounds at the SLO loads, the two curves and the outputs over the wire.
   double FinalSeconds() const;
