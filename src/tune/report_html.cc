@@ -105,22 +105,6 @@ std::string GateTable(const json& tune, const json& verdict) {
   return s;
 }
 
-// "1.12x (1.05-1.19x, 4 rounds)" from a paired ratio; "-" when not measured in pairs.
-std::string Paired(const json& p) {
-  if (!p.is_object()) return "<span class=\"na\">-</span>";
-  const int rounds = static_cast<int>(Num(p, "rounds").value_or(0));
-  if (rounds < 2) return html::Ratio(Num(p, "ratio")) + " (1 round)";
-  return fmt::format("{} ({:.2f}-{:.2f}x, {} rounds)", html::Ratio(Num(p, "ratio")), Num(p, "low").value_or(0),
-                     Num(p, "high").value_or(0), rounds);
-}
-
-// "p99 1.22 ms over 1,204 requests"
-std::string P99Over(const json& load) {
-  const auto requests = Num(load, "requests");
-  if (!requests || *requests <= 0) return html::Ms(Num(load, "p99_ms"));
-  return fmt::format("{} over {:.0f} requests", html::Ms(Num(load, "p99_ms")), *requests);
-}
-
 std::string CostTable(const json& tune, const json& verdict) {
   const auto baseline = Num(verdict, "baseline_cost_per_1000"), final_cost = Num(verdict, "final_cost_per_1000");
   HtmlTable t({"", "baseline", "final", "ratio"});
@@ -129,10 +113,10 @@ std::string CostTable(const json& tune, const json& verdict) {
   const json& paired = Get(verdict, "vs_baseline");
   t.AddRow({"score (the SLO's: throughput, or latency in an open loop)", "1.00x",
             html::Ratio(Num(verdict, "throughput_ratio")),
-            paired.is_object() ? Paired(paired) + ", both served in turn"
+            paired.is_object() ? html::Paired(paired) + ", both served in turn"
                                : html::Ratio(Num(verdict, "throughput_ratio")) + ", measured apart"});
   if (const json& cpu = Get(verdict, "cpu_vs_baseline"); cpu.is_object())
-    t.AddRow({"CPU per sample (baseline's over final's)", "1.00x", html::Ratio(Num(cpu, "ratio")), Paired(cpu)});
+    t.AddRow({"CPU per sample (baseline's over final's)", "1.00x", html::Ratio(Num(cpu, "ratio")), html::Paired(cpu)});
   std::string s = "<h3>Cost and speed against the baseline</h3>\n" + t.Html();
   if (!Num(Get(tune, "objective"), "cost_per_hour"))
     s += Paragraph("No --cost-per-hour was given: cost is not measured.", "na");
@@ -308,8 +292,8 @@ std::string TrialsHtml(const json& stage) {
     const std::string outcome = Str(trial, "outcome");
     const auto cpu = Num(first_load, "cpu_us_per_sample");
     t.AddRow({TextOr(trial, "id"), Settings(Get(trial, "settings")), html::Sps(Num(first_load, "throughput_sps")),
-              P99Over(first_load), cpu ? fmt::format("{:.1f} us", *cpu) : NotMeasured(),
-              Paired(Get(trial, "paired")), Paired(Get(trial, "cpu_paired")), Quality(Get(trial, "quality")),
+              html::P99Over(first_load), cpu ? fmt::format("{:.1f} us", *cpu) : NotMeasured(),
+              html::Paired(Get(trial, "paired")), html::Paired(Get(trial, "cpu_paired")), Quality(Get(trial, "quality")),
               TextOr(trial, "outcome"), TextOr(trial, "reason")},
              outcome == "chosen" ? "chosen" : "");
   }

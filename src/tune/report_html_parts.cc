@@ -139,4 +139,21 @@ std::string CommandLine(const nlohmann::json& argv) {
   return Esc(line);
 }
 
+// "1.12x (1.05-1.19x, 4 rounds)" from a paired ratio; "-" when not measured in pairs.
+std::string Paired(const nlohmann::json& p) {
+  if (!p.is_object()) return "<span class=\"na\">-</span>";
+  const int rounds = static_cast<int>(Num(p, "rounds").value_or(0));
+  if (rounds < 2) return Ratio(Num(p, "ratio")) + " (1 round)";
+  return fmt::format("{} ({:.2f}-{:.2f}x, {} rounds)", Ratio(Num(p, "ratio")), Num(p, "low").value_or(0),
+                     Num(p, "high").value_or(0), rounds);
+}
+
+// "p99 1.22 ms over 1,204 requests"
+std::string P99Over(const nlohmann::json& load) {
+  const auto requests = Num(load, "requests");
+  if (!requests || *requests <= 0) return Ms(Num(load, "p99_ms"));
+  return fmt::format("{} over {:.0f} requests", Ms(Num(load, "p99_ms")), *requests);
+}
+
+
 }  // namespace hone::tune::html

@@ -66,4 +66,10 @@ class HtmlTable {
 // argv as one shell line, each argument quoted when the shell would otherwise split or interpret it; escaped.
 std::string CommandLine(const nlohmann::json& argv);
 
+// A paired ratio as report.json writes it ({ratio, low, high, rounds}): "1.12x (1.05-1.19x, 4 rounds)"; a dash
+// when it is null (not measured in pairs).
+std::string Paired(const nlohmann::json& paired);
+// A load's p99 with the requests it rests on: "3 ms over 1204 requests" (just the p99 without the count).
+std::string P99Over(const nlohmann::json& load);
+
 }  // namespace hone::tune::html
