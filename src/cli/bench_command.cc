@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "base/log.h"
 #include "base/progress.h"
 #include "bench/bench_runner.h"
 #include "bench/interrupt.h"
@@ -271,6 +272,9 @@ int Run(CLI::App& sub, BenchFlags& f) {
 
   // Progress on standard error: one updating line on a terminal, one line per finished point when piped.
   std::unique_ptr<Progress> progress = f.quiet ? nullptr : Progress::ForStderr("point");
+  // Quiet means quiet: the in-process server's information lines (model loads, thread splits) go too; its warnings
+  // and errors still show.
+  if (f.quiet && !f.repository.empty()) SetMinLogLevel(LogLevel::kWarning);
   bench::RunnerHooks hooks;
   hooks.progress = progress.get();
   if (progress) hooks.status = [&progress](const std::string& s) { progress->Update(s); };

@@ -164,6 +164,8 @@ def test_bench_reports_each_stage(hone_bin, server, tmp_path, where):
     assert all(0 < s < 1 for s in shares) and sum(shares) <= 1.001, shares
     assert point["stages"][1]["share"] == max(shares), "the encoder is the bottleneck here"
     assert "step minilm_encoder" in r.stderr
+    # --quiet keeps the in-process server's information lines (model loads, thread splits) off standard error.
+    assert not any(line.startswith("I 20") for line in r.stderr.splitlines()), r.stderr
 
 
 def test_evaluate_a_pipeline_against_itself(hone_bin, tmp_path):
