@@ -36,12 +36,6 @@ Result<bench::BenchReport> Measure(const SpeedComparisonSettings& c, const std::
   return report;
 }
 
-double Spread(const std::vector<double>& values) {
-  if (values.empty()) return 0;
-  double median = Median(values);
-  auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-  return median > 0 ? (*hi - *lo) / median : 0;
-}
 
 }  // namespace
 
@@ -161,6 +155,13 @@ Result<SpeedComparison> CompareSpeed(const SpeedComparisonSettings& c) {
   }
   JudgeSpeed(c, out);
   return out;
+}
+
+double Spread(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double median = Median(values);
+  auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  return median > 0 ? (*hi - *lo) / median : 0;
 }
 
 }  // namespace hone::harness

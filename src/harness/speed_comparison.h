@@ -74,5 +74,7 @@ void JudgeSpeed(const SpeedComparisonSettings& settings, SpeedComparison& compar
 
 // Median with the mean of the middle two for an even count; 0 for none.
 double Median(std::vector<double> values);
+// (max - min) / median: how much repeated measurements of one thing disagree; 0 for none or a median of 0.
+double Spread(const std::vector<double>& values);
 
 }  // namespace hone::harness

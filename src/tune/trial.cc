@@ -15,6 +15,7 @@
 namespace hone::tune {
 // Moved to harness (issue 28): a served trial, and the median its repeats are summed up with.
 using harness::Median;
+using harness::Spread;
 using harness::ServedModel;
 namespace fs = std::filesystem;
 namespace {
@@ -145,13 +146,9 @@ TrialResult MergeRepeats(const std::vector<TrialResult>& repeats) {
       m.stable = m.stable && f.stable;
       if (m.first_error.empty()) m.first_error = f.first_error;
     }
-    auto spread = [](const std::vector<double>& v) {
-      double med = Median(v);
-      return med > 0 ? (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) / med : 0;
-    };
     m.repeats = static_cast<int>(sps.size());
-    m.throughput_spread = spread(sps);
-    m.p99_spread = spread(p99);
+    m.throughput_spread = Spread(sps);
+    m.p99_spread = Spread(p99);
     double ratio = m.throughput_sps > 0 ? Median(sps) / m.throughput_sps : 1;
     m.throughput_sps = Median(sps);
     m.p50_ns = static_cast<uint64_t>(Median(p50));
