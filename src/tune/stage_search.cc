@@ -35,7 +35,10 @@ double TuneState::FinalSeconds() const {
 
 double TuneState::StageRoom(int index) const {
   // By stage index: batching, graph, threads, precision, and the threads again for the precision stage's model.
-  static constexpr double kWeight[] = {0, 0, 0, 3, 2, 3, 4, 2};
+  // Threads and instances weigh most among the serving settings: on a CPU they move throughput most, they have
+  // the most candidates, and their differences are small enough to need rounds. The retune runs only when the
+  // precision stage changed the model, and its share goes unused otherwise: it gets the least.
+  static constexpr double kWeight[] = {0, 0, 0, 3, 2, 4, 4, 1};
   double later = 0;
   for (int i = std::clamp(index, 3, 7); i <= 7; ++i) later += kWeight[i];
   return std::max(0.0, left_s() - FinalSeconds()) * kWeight[std::clamp(index, 3, 7)] / later;
@@ -71,8 +74,10 @@ SearchSettings StageSearchSettings(TuneState& state, const std::string& name, in
   // candidates in.
   s.rank_window_s = quick ? 0.1 : 0.15;
   s.confirm_window_s = quick ? 0.15 : 0.4;
+  // The stage's share of the budget is what ends a comparison still undecided (may_continue below); the cap only
+  // keeps one stage from taking a lot more rounds than a careful person would spend on one pair.
   s.min_rounds = 3;
-  s.max_rounds = quick ? 5 : 6;
+  s.max_rounds = quick ? 6 : 10;
   const double room = state.StageRoom(index);
   const double rank_one = state.TrialSeconds(s.rank_window_s);
   auto confirm_s = [&](int rounds) {
