@@ -7,9 +7,17 @@
 // --exit-on-error (the default, as in Triton) a model that fails to load ends the process, naming the model and
 // the error.
 //
-// Shutdown order, so that every request gets exactly one response: stop taking inference (new requests get 503 /
-// UNAVAILABLE, health keeps answering with ready=false), let in-flight requests finish until --exit-timeout-secs,
-// then close the front ends, then exit 0.
+// Shutdown order, so that every request gets exactly one response, including those a balancer or Kubernetes sends
+// after the signal (harness/drain.h): on SIGTERM readiness fails at once (503) while requests that still arrive are
+// served, HTTP replies say `Connection: close`, until no request has come for --drain-quiet-ms or
+// --drain-grace-secs have passed; then stop taking inference (new requests get 503 / UNAVAILABLE), let in-flight
+// requests finish, close the front ends (gRPC sends GOAWAY) and exit 0, all within --exit-timeout-secs of the
+// signal. SIGINT (Ctrl-C) skips the grace period.
+//
+// Triton's command line runs as is (KServe's kserve-tritonserver runtime: `--model-store=/mnt/models
+// --grpc-port=9000 --http-port=8080 --allow-grpc=true --allow-http=true`): --model-store is --model-repository,
+// --http-address / --grpc-address / --metrics-address set one front end's address, and Triton's other flags are
+// accepted with a warning or refused by name (cli/triton_flags.h).
 #include <signal.h>
 
 #include <fmt/format.h>
@@ -17,11 +25,14 @@
 #include <chrono>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 
 #include "base/log.h"
 #include "cli/commands.h"
+#include "cli/triton_flags.h"
+#include "harness/drain.h"
 #include "harness/server_assembly.h"
 
 namespace hone::cli {
@@ -31,6 +42,7 @@ struct ServeFlags {
   serve::ServerOptions server;
   std::string control_mode = "none";
   std::string host = "127.0.0.1";
+  std::string http_address, grpc_address, metrics_address;  // Triton's per front end; "": --host
   int http_port = 8000, grpc_port = 8001, metrics_port = 8002;
   bool allow_http = true, allow_grpc = true, allow_metrics = true;
   bool run_on_io_threads = true;
@@ -38,6 +50,9 @@ struct ServeFlags {
   int64_t grpc_max_message_bytes = std::numeric_limits<int32_t>::max();  // Triton's, and gRPC's most
   int http_threads = 0;
   int exit_timeout_secs = 30;
+  int drain_grace_secs = 5;
+  int drain_quiet_ms = 1000;
+  std::map<std::string, std::string> triton_flags;  // Triton's flags given (triton_flags.h)
   int poll_secs = 15;
   bool exit_on_error = true;
   int log_verbose = 0;
@@ -52,7 +67,8 @@ void AddSwitch(CLI::App& sub, const std::string& name, bool& value, const std::s
 }
 
 void AddFlags(CLI::App& sub, ServeFlags& f) {
-  sub.add_option("--model-repository", f.server.model_repository, "the model repository (Triton's layout)")
+  sub.add_option("--model-repository,--model-store", f.server.model_repository,
+                 "the model repository (Triton's layout; --model-store is Triton's other name for it)")
       ->required();
   sub.add_option("--model-control-mode", f.control_mode, "none | explicit | poll")->capture_default_str();
   sub.add_option("--load-model", f.server.startup_models, "explicit mode: a model to load at start-up ('*': all)");
@@ -62,7 +78,12 @@ void AddFlags(CLI::App& sub, ServeFlags& f) {
       ->capture_default_str();
   AddSwitch(sub, "--allow-repository-api", f.server.repository_api,
             "let clients index, load and unload models through the API");
-  sub.add_option("--host", f.host, "address to listen on (127.0.0.1: this machine only)")->capture_default_str();
+  sub.add_option("--host", f.host, "address to listen on (127.0.0.1: this machine only; 0.0.0.0: every interface)")
+      ->capture_default_str();
+  sub.add_option("--http-address", f.http_address, "the HTTP front end's address (Triton's flag; default --host)");
+  sub.add_option("--grpc-address", f.grpc_address, "the gRPC front end's address (Triton's flag; default --host)");
+  sub.add_option("--metrics-address", f.metrics_address,
+                 "the metrics port's address (Triton's flag; default --host)");
   sub.add_option("--http-port", f.http_port, "KServe v2 HTTP/REST port (0: any free port)")->capture_default_str();
   sub.add_option("--grpc-port", f.grpc_port, "KServe v2 gRPC port (0: any free port)")->capture_default_str();
   sub.add_option("--metrics-port", f.metrics_port, "Prometheus /metrics port (also served on the HTTP port)")
@@ -87,7 +108,14 @@ void AddFlags(CLI::App& sub, ServeFlags& f) {
                  "machine's)")
       ->capture_default_str();
   sub.add_option("--exit-timeout-secs", f.exit_timeout_secs,
-                 "on SIGTERM, how long in-flight requests may take to finish")
+                 "on SIGTERM, how long the drain and the in-flight requests may take in all before the process exits")
+      ->capture_default_str();
+  sub.add_option("--drain-grace-secs", f.drain_grace_secs,
+                 "on SIGTERM, how long to keep serving the requests that still arrive while readiness fails (the "
+                 "balancer's checks or Kubernetes' endpoint update catch up); 0: stop taking requests at once")
+      ->capture_default_str();
+  sub.add_option("--drain-quiet-ms", f.drain_quiet_ms,
+                 "ends the grace period early once no request has arrived for this long")
       ->capture_default_str();
   AddSwitch(sub, "--exit-on-error", f.exit_on_error,
             "exit (code 1) when a model fails to load at start-up, naming it (off: keep serving the others, live "
@@ -127,6 +155,13 @@ Status Resolve(ServeFlags& f) {
   SetLogLevelEnabled(LogLevel::kError, f.log_error);
   if (f.poll_secs < 1) return Status::InvalidArgument("--repository-poll-secs: expected >= 1");
   if (f.exit_timeout_secs < 0) return Status::InvalidArgument("--exit-timeout-secs: expected >= 0");
+  if (f.drain_grace_secs < 0) return Status::InvalidArgument("--drain-grace-secs: expected >= 0");
+  if (f.drain_quiet_ms < 1) return Status::InvalidArgument("--drain-quiet-ms: expected >= 1");
+  HONE_ASSIGN_OR_RETURN(std::string accepted, CheckTritonFlags(f.triton_flags));
+  if (!accepted.empty()) LogWarning("{}", accepted);
+  for (std::string* address : {&f.http_address, &f.grpc_address, &f.metrics_address}) {
+    if (address->empty()) *address = f.host;
+  }
   for (int port : {f.http_port, f.grpc_port, f.metrics_port}) {
     if (port < 0 || port > 65535) return Status::InvalidArgument(fmt::format("port {}: expected 0..65535", port));
   }
@@ -166,7 +201,7 @@ int RunServe(ServeFlags& f) {
   assembly.log_endpoints = true;
   if (f.allow_metrics) {
     serve::http::HttpServerOptions& options = assembly.metrics.emplace();
-    options.host = f.host;
+    options.host = f.metrics_address;
     options.port = static_cast<uint16_t>(f.metrics_port);
     options.serve_api = false;
     options.threads = 1;
@@ -174,7 +209,7 @@ int RunServe(ServeFlags& f) {
   }
   if (f.allow_grpc) {
     serve::GrpcServerOptions& options = assembly.grpc.emplace();
-    options.host = f.host;
+    options.host = f.grpc_address;
     options.port = f.grpc_port;
     options.max_message_bytes = static_cast<int>(f.grpc_max_message_bytes);
     options.repository_api = f.server.repository_api;
@@ -183,7 +218,7 @@ int RunServe(ServeFlags& f) {
   }
   if (f.allow_http) {
     serve::http::HttpServerOptions& options = assembly.http.emplace();
-    options.host = f.host;
+    options.host = f.http_address;
     options.port = static_cast<uint16_t>(f.http_port);
     options.max_body_bytes = static_cast<size_t>(f.max_body_bytes);
     options.repository_api = f.server.repository_api;
@@ -206,9 +241,26 @@ int RunServe(ServeFlags& f) {
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(f.exit_timeout_secs);
-  LogInfo("{}: finishing in-flight requests (up to {} s), then exiting", strsignal(signal_number),
-          f.exit_timeout_secs);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(f.exit_timeout_secs);
+  if (signal_number == SIGTERM && f.drain_grace_secs > 0 && f.exit_timeout_secs > 0) {
+    // The grace period fits in --exit-timeout-secs, leaving a second of it for the requests still in flight.
+    const harness::DrainPlan plan{
+        .grace = std::chrono::milliseconds(1000 * std::min(f.drain_grace_secs, std::max(f.exit_timeout_secs - 1, 0))),
+        .quiet = std::chrono::milliseconds(f.drain_quiet_ms)};
+    LogInfo("{}: not ready from now on; serving the requests that still arrive for up to {} s (less once none has "
+            "come for {} ms), then finishing in-flight requests and exiting within {} s",
+            strsignal(signal_number), plan.grace.count() / 1000, f.drain_quiet_ms, f.exit_timeout_secs);
+    const harness::DrainResult drained =
+        harness::DrainTraffic((*server)->server(), plan, [&](std::chrono::milliseconds wait) {
+          const timespec ts{static_cast<time_t>(wait.count() / 1000), static_cast<long>(wait.count() % 1000) * 1000000};
+          return sigtimedwait(&stop_signals, nullptr, &ts) > 0;  // a second SIGTERM or SIGINT ends the grace
+        });
+    LogInfo("drained after {:.1f} s ({}): {} request(s) arrived and were served; finishing in-flight requests",
+            static_cast<double>(drained.waited.count()) / 1000, harness::DrainEndName(drained.end), drained.requests);
+  } else {
+    LogInfo("{}: finishing in-flight requests (up to {} s), then exiting", strsignal(signal_number),
+            f.exit_timeout_secs);
+  }
   (*server)->Shutdown(deadline);
   LogInfo("stopped");
   return kExitOk;
@@ -221,8 +273,10 @@ Command AddServeCommand(CLI::App& app) {
   auto flags = std::make_shared<ServeFlags>();
   sub->footer("Examples:\n"
                  "  hone serve --model-repository repo/\n"
-                 "  hone serve --model-repository repo/ --http-port 8000 --grpc-port 8001 --model-control-mode explicit --load-model '*'");
+                 "  hone serve --model-repository repo/ --http-port 8000 --grpc-port 8001 --model-control-mode explicit --load-model '*'\n"
+                 "  hone serve --model-store=/mnt/models --grpc-port=9000 --http-port=8080 --allow-grpc=true --allow-http=true --host 0.0.0.0   # KServe's Triton runtime's command line");
   AddFlags(*sub, *flags);
+  AddTritonFlags(*sub, flags->triton_flags);
   return [flags] { return RunServe(*flags); };
 }
 

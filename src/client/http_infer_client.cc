@@ -88,6 +88,8 @@ struct HttpInferClient::Impl : BeastConnection {
 
   Result<bool> GetOk(const std::string& target) {
     HONE_RETURN_IF_ERROR(Exchange(bhttp::verb::get, target, false, false));
+    // 503 is "not ready" (KServe's model server and hone serve answer it, Triton 400); other 5xx are failures.
+    if (reply_status == 503) return false;
     if (reply_status >= 500) return ErrorFromReply(reply_status, ReplyText());
     return reply_status == 200;
   }

@@ -100,9 +100,12 @@ class HoneServer:
 
     @property
     def args(self) -> list[str]:
+        # SIGTERM keeps serving until no request has come for --drain-quiet-ms (1 s by default): the tests stop
+        # hundreds of idle servers, so theirs is 100 ms unless a test sets the drain itself (test_drain.py does).
+        drain = [] if any(a.startswith("--drain-") for a in self.extra_args) else ["--drain-quiet-ms", "100"]
         return [str(self.binary), "serve", "--model-repository", str(self.repository),
                 "--http-port", str(self.http_port), "--grpc-port", str(self.grpc_port),
-                "--metrics-port", str(self.metrics_port), *self.extra_args]
+                "--metrics-port", str(self.metrics_port), *drain, *self.extra_args]
 
     # --- life cycle ---
     def start(self, wait: str | None = "ready", timeout: float = START_TIMEOUT_S) -> "HoneServer":

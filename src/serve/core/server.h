@@ -118,6 +118,16 @@ class Server {
   // Prometheus text exposition format (version 0.0.4).
   virtual std::string MetricsText() const = 0;
 
+  // The first step of a graceful stop (hone serve on SIGTERM): ready turns false at once, so that balancers and
+  // Kubernetes stop sending here, while every request that still arrives is served as before (their health
+  // checks and endpoint updates lag behind the signal). The HTTP front end also asks clients to close keep-alive
+  // connections. Shutdown follows. Idempotent.
+  virtual void BeginDrain() = 0;
+  virtual bool IsDraining() const = 0;
+  // Inference and generation requests received since the server opened (not health, metadata or metrics): what a
+  // drain watches to see the traffic stop.
+  virtual uint64_t RequestsReceived() const = 0;
+
   // Stops taking inference requests (Unavailable), lets in-flight ones finish until `deadline`, fails the rest;
   // live stays true, ready turns false. Idempotent.
   virtual void Shutdown(std::chrono::steady_clock::time_point deadline) = 0;

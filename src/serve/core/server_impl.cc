@@ -90,7 +90,7 @@ class ServerImpl final : public Server {
   const ServerOptions& options() const override { return options_; }
   bool IsLive() const override { return true; }
   bool IsReady() const override {
-    if (!started_ || shutting_down_) return false;
+    if (!started_ || draining_ || shutting_down_) return false;
     return !options_.strict_readiness || manager_.AllWantedReady();
   }
 
@@ -159,6 +159,7 @@ class ServerImpl final : public Server {
   }
 
   void Infer(InferenceRequest request, ResponseCallback done) override {
+    requests_received_.fetch_add(1, std::memory_order_relaxed);
     if (shutting_down_) {
       done(Status(StatusCode::kUnavailable, "the server is shutting down"));
       return;
@@ -172,6 +173,7 @@ class ServerImpl final : public Server {
   }
 
   Result<std::shared_ptr<GenerativeModel>> Generative(const std::string& name, int64_t version) const override {
+    requests_received_.fetch_add(1, std::memory_order_relaxed);  // the front ends ask once a generation request
     HONE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedVersion> loaded, manager_.Find(name, version));
     if (!loaded->generative)
       return Status::InvalidArgument(fmt::format("model '{}' does not generate text (its backend is '{}'; text "
@@ -193,6 +195,10 @@ class ServerImpl final : public Server {
     for (const auto& model : GenerativeModels()) model->RefreshGauges();
     return metrics_->Text();
   }
+
+  void BeginDrain() override { draining_ = true; }
+  bool IsDraining() const override { return draining_ || shutting_down_; }
+  uint64_t RequestsReceived() const override { return requests_received_.load(std::memory_order_relaxed); }
 
   void Shutdown(std::chrono::steady_clock::time_point deadline) override {
     if (shutting_down_.exchange(true)) return;
@@ -235,7 +241,9 @@ class ServerImpl final : public Server {
   ModelManager manager_;
   std::atomic<bool> started_{false};
   std::atomic<bool> start_called_{false};
+  std::atomic<bool> draining_{false};
   std::atomic<bool> shutting_down_{false};
+  mutable std::atomic<uint64_t> requests_received_{0};
   std::mutex poll_mu_;
   std::condition_variable poll_cv_;
   bool poll_stop_ = false;

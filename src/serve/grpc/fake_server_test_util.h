@@ -141,6 +141,9 @@ class FakeServer final : public Server {
   }
   std::vector<std::shared_ptr<GenerativeModel>> GenerativeModels() const override { return {}; }
   std::string MetricsText() const override { return ""; }
+  void BeginDrain() override { ready = false; }
+  bool IsDraining() const override { return false; }
+  uint64_t RequestsReceived() const override { return 0; }
   void Shutdown(std::chrono::steady_clock::time_point) override { ready = false; }
 
  private:

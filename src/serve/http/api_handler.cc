@@ -127,15 +127,17 @@ void ApiHandler::Handle(ApiRequest request, ReplyCallback reply) {
 
 HttpReply ApiHandler::HandleSync(const Route& route, const ApiRequest& request) {
   switch (route.endpoint) {
-    case Endpoint::kHealthLive: return HttpReply::Empty(server_.IsLive() ? 200 : 400);
-    // 200 or 400 with an empty body, as Triton answers (KServe v2: "4xx indicates false").
-    case Endpoint::kHealthReady: return HttpReply::Empty(server_.IsReady() ? 200 : 400);
+    // 200 or 503 with an empty body: 503 (Service Unavailable) is what KServe's own model server answers when not
+    // ready, and what balancers and probes read as "send nothing here for now"; Triton's 400 reads as a malformed
+    // check (HAProxy logs "400 Bad Request" for a replica that is only draining).
+    case Endpoint::kHealthLive: return HttpReply::Empty(server_.IsLive() ? 200 : 503);
+    case Endpoint::kHealthReady: return HttpReply::Empty(server_.IsReady() ? 200 : 503);
     case Endpoint::kServerMetadata: return HttpReply::Json(200, ServerMetadataJson(server_.Metadata()));
     case Endpoint::kModelReady: {
       auto ready = server_.IsModelReady(route.model, route.version);
       if (!ready.ok()) return HttpReply::FromStatus(ready.status());
       return *ready ? HttpReply::Empty(200)
-                    : HttpReply::Error(400, Describe(route.model, route.version) + " is not ready");
+                    : HttpReply::Error(503, Describe(route.model, route.version) + " is not ready");
     }
     case Endpoint::kModelMetadata: {
       auto meta = server_.ModelMetadata(route.model, route.version);

@@ -60,6 +60,9 @@ class ApiHandler {
 
   // From now on, inference and repository requests are answered 503 at once (the server is going away).
   void StopAccepting();
+  // While the server drains (Server::BeginDrain), every reply says `Connection: close` and the connection closes
+  // after it: a client or balancer holding a keep-alive connection opens its next one elsewhere.
+  bool CloseConnections() const { return server_.IsDraining(); }
   // Blocks until every reply that Handle started asynchronously has been delivered.
   void WaitIdle();
 

@@ -147,7 +147,7 @@ void HttpConnection::Send(HttpReply reply, bool close_after) {
     if (reply.on_send_failure) reply.on_send_failure("the connection closed before the response was ready");
     return;
   }
-  close_after = close_after || close_after_reply_;
+  close_after = close_after || close_after_reply_ || handler_.CloseConnections();
   if (reply.stream) return SendStream(std::move(reply), close_after);
   const int status = reply.status;
   auto res = std::make_shared<bhttp::response<ReplyBody>>(static_cast<bhttp::status>(status), 11, std::move(reply));

@@ -42,17 +42,18 @@ class HttpServerTest : public ::testing::Test {
   uint16_t port_ = 0;
 };
 
-TEST_F(HttpServerTest, HealthIs200Or400WithAnEmptyBody) {
+// 503 when not ready, as KServe's own model server answers and balancers read it ("send nothing here for now").
+TEST_F(HttpServerTest, HealthIs200Or503WithAnEmptyBody) {
   RawReply r = Fetch(port_, "GET", "/v2/health/live");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, "");
   EXPECT_EQ(Fetch(port_, "GET", "/v2/health/ready").status, 200);
   server_.ready = false;
   r = Fetch(port_, "GET", "/v2/health/ready");
-  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.status, 503);
   EXPECT_EQ(r.body, "");
   server_.live = false;
-  EXPECT_EQ(Fetch(port_, "GET", "/v2/health/live").status, 400);
+  EXPECT_EQ(Fetch(port_, "GET", "/v2/health/live").status, 503);
 }
 
 TEST_F(HttpServerTest, MetadataConfigAndStatistics) {
@@ -84,7 +85,7 @@ TEST_F(HttpServerTest, MetadataConfigAndStatistics) {
 TEST_F(HttpServerTest, ModelReadiness) {
   EXPECT_EQ(Fetch(port_, "GET", "/v2/models/echo/ready").status, 200);
   RawReply r = Fetch(port_, "GET", "/v2/models/loading/ready");
-  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.status, 503);
   EXPECT_THAT(r.body, HasSubstr("model 'loading' is not ready"));
   r = Fetch(port_, "GET", "/v2/models/nope/ready");
   EXPECT_EQ(r.status, 400) << "unknown models are 400, as in Triton";
@@ -180,6 +181,19 @@ TEST_F(HttpServerTest, KeepAliveServesManyRequestsOnOneConnection) {
     EXPECT_EQ(c.Roundtrip("GET", "/v2/health/ready").status, 200);
     EXPECT_EQ(c.Roundtrip("GET", "/nothing").status, 404) << "an error reply keeps the connection";
   }
+}
+
+TEST_F(HttpServerTest, WhileDrainingRepliesServeAndCloseTheConnection) {
+  RawConnection c(port_);
+  ASSERT_TRUE(c.Roundtrip("GET", "/v2/health/ready").keep_alive);
+  server_.BeginDrain();
+  RawReply r = c.Roundtrip("POST", "/v2/models/echo/infer", kEchoJson);
+  EXPECT_EQ(r.status, 200) << "a request that arrives during the drain is served";
+  EXPECT_FALSE(r.keep_alive) << "and told to take its next request elsewhere";
+  EXPECT_TRUE(c.ClosedByServer());
+  RawConnection again(port_);
+  EXPECT_EQ(again.Roundtrip("GET", "/v2/health/ready").status, 503);
+  EXPECT_EQ(RawConnection(port_).Roundtrip("GET", "/v2/health/live").status, 200);
 }
 
 TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {

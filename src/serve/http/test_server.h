@@ -27,6 +27,8 @@ class TestServer : public Server {
 
   std::atomic<bool> live{true};
   std::atomic<bool> ready{true};
+  std::atomic<bool> draining{false};  // BeginDrain: replies ask clients to close their connections
+  std::atomic<uint64_t> received{0};  // Infer calls
   Status fail_status = Status::Internal("the model failed");
 
   Status Start() override { return Status::Ok(); }  // nothing to load
@@ -108,6 +110,7 @@ class TestServer : public Server {
   }
 
   void Infer(InferenceRequest request, ResponseCallback done) override {
+    ++received;
     if (Status s = Known(request.model_name, request.model_version); !s.ok()) return done(s);
     if (request.model_name == "fail") return done(fail_status);
     if (request.model_name == "unsendable") {
@@ -142,6 +145,12 @@ class TestServer : public Server {
   }
   std::vector<std::shared_ptr<GenerativeModel>> GenerativeModels() const override { return {}; }
   std::string MetricsText() const override { return "# TYPE nv_inference_count counter\nnv_inference_count 12\n"; }
+  void BeginDrain() override {
+    draining = true;
+    ready = false;
+  }
+  bool IsDraining() const override { return draining; }
+  uint64_t RequestsReceived() const override { return received; }
   void Shutdown(std::chrono::steady_clock::time_point) override {}
 
   // Waits until `n` requests are blocked on "block".

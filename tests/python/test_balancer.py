@@ -1,0 +1,73 @@
+"""A rolling restart behind a real load balancer loses nothing: two hone serve replicas behind HAProxy (checks of
+/v2/health/ready every 200 ms, retries, redispatch), hone bench through it at concurrency 8 over HTTP and gRPC,
+each replica in turn sent SIGTERM, waited for and started again on its ports, as Kubernetes' rolling update does.
+Before the drain (harness/drain.h) the same run failed 78 requests with "the server is shutting down"."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+import pytest
+
+from balancer import Balancer, Replica
+from model_repo import FASHION_DIR
+
+
+def bench_through(hone_bin, balancer, protocol, seconds, json_path):
+    port = balancer.http_port if protocol == "http" else balancer.grpc_port
+    args = [str(hone_bin), "bench", "fashion", "--url", f"127.0.0.1:{port}", "--protocol", protocol,
+            "--data", str(FASHION_DIR / "test.npz"), "--concurrency", "8", "--warmup-s", "0.5",
+            "--window-ms", "1000", "--stability-windows", str(seconds), "--max-windows", str(seconds),
+            "--stability-percent", "100", "--min-duration-s", str(seconds), "--json", str(json_path), "--quiet"]
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def bench_failures(json_path, output):
+    """(requests, failed requests, the first error) over every window hone bench measured, reported or not."""
+    assert json_path.exists(), output
+    report = json.loads(json_path.read_text())
+    points = report[report["report"]]["points"]
+    requests = errors = 0
+    first = None
+    for p in points:
+        windows = p.get("windows") or []
+        requests += max(p.get("requests") or 0, sum(w.get("requests") or 0 for w in windows))
+        errors += max(p.get("errors") or 0, sum(w.get("errors") or 0 for w in windows))
+        first = first or p.get("first_error") or None
+    return requests, errors, first
+
+
+@pytest.mark.parametrize("protocol", ["http", "grpc"])
+def test_rolling_restart_behind_haproxy_fails_no_request(hone_bin, repo, tmp_path, protocol):
+    repo.add_fashion("fashion")
+    replicas = [Replica(hone_bin, repo.path, tmp_path, name) for name in ("a", "b")]
+    balancer = Balancer(replicas, tmp_path)
+    try:
+        for r in replicas:
+            r.start()
+        balancer.start()
+        bench = bench_through(hone_bin, balancer, protocol, 12, tmp_path / "bench.json")
+        time.sleep(2.0)
+        restarts = []
+        for r in replicas:  # one at a time: SIGTERM, drain, exit, start, ready, back in the balancer
+            began = time.monotonic()
+            assert r.stop() == 0, r.log()
+            r.start()
+            balancer.wait_state(r, up=True)
+            restarts.append(time.monotonic() - began)
+        assert bench.poll() is None, "hone bench ended before the restarts did: they were not measured"
+        out, _ = bench.communicate(timeout=120)
+        requests, errors, first = bench_failures(tmp_path / "bench.json", out)
+        assert requests > 0, out
+        assert errors == 0, f"{errors} of {requests} requests failed through the balancer during the restarts " \
+                            f"({first}):\n{balancer.log()}"
+        assert bench.returncode == 0, out
+        assert max(restarts) < 30, restarts
+        for r in replicas:
+            assert "drained after" in r.log(), r.log()
+    finally:
+        balancer.stop()
+        for r in replicas:
+            r.stop()
