@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/report_output.h"
+#include "tune/capacity.h"
 #include "tune/tune_runner.h"
 
 namespace hone::cli {
@@ -23,6 +24,7 @@ Command AddTuneCommand(CLI::App& app) {
     std::vector<std::string> slos, perturb;
     std::string slice;
     std::string gates;
+    std::string expected_load;
     double cost_per_hour = 0;
     bool quick = false, quiet = false, server_log = false;
   };
@@ -52,6 +54,9 @@ Command AddTuneCommand(CLI::App& app) {
       ->check(CLI::IsMember({"http", "grpc"}))
       ->capture_default_str();
   sub->add_option("--cost-per-hour", flags->cost_per_hour, "the machine's price per hour, for cost per 1,000");
+  sub->add_option("--expected-load", flags->expected_load,
+                  "rate=R (requests/s) or concurrency=N: the traffic to size the deployment for; the report gives the "
+                  "replicas it needs from what one replica holds within each SLO, and OUT/deploy/ asks for them");
   sub->add_option("-o,--out", flags->out, "folder for report.json, report.html and repository/ (must not hold them)")
       ->required();
   sub->add_flag("--quick", flags->quick, "shorter windows and fewer candidates (demos, tests)");
@@ -96,6 +101,14 @@ Command AddTuneCommand(CLI::App& app) {
       settings.gates = *gates;
     }
     settings.slice_key = flags->slice;
+    if (!flags->expected_load.empty()) {
+      auto expected = tune::ParseExpectedLoad(flags->expected_load);
+      if (!expected.ok()) return fail(expected.status());
+      if (settings.slos.empty())
+        return fail(Status::InvalidArgument("--expected-load needs an --slo: the replicas are counted from what one "
+                                            "replica holds within it"));
+      settings.expected_load = *expected;
+    }
     for (const std::string& p : flags->perturb) {
       auto parsed = check::ParsePerturbations(p);
       if (!parsed.ok()) return fail(parsed.status());

@@ -137,6 +137,14 @@ std::string VerdictHtml(const json& tune) {
   std::string misses;
   for (const json& m : Items(verdict, "misses")) misses += "<li>" + html::Scalar(m) + "</li>";
   if (!misses.empty()) s += "<h3>What was missed</h3>\n<ul>" + misses + "</ul>\n";
+  // What one replica holds, and the replicas the expected load needs (the deployment in OUT/deploy/ asks for them).
+  std::string capacity;
+  for (const json& c : Items(tune, "capacity")) capacity += "<li>" + Esc(Str(c, "sentence")) + "</li>";
+  if (const json& r = Get(tune, "replicas"); r.is_object()) {
+    capacity += "<li>Replicas for the expected load: <b>" + html::Scalar(Get(r, "replicas")) + "</b> (" +
+                Esc(Str(r, "arithmetic")) + ")</li>";
+  }
+  if (!capacity.empty()) s += "<h3>Capacity of one replica</h3>\n<ul>" + capacity + "</ul>\n";
   const json& objective = Get(tune, "objective");
   s += Paragraph(fmt::format("Objective: protocol {} · budget {} · cost per hour {}{}", TextOr(objective, "protocol"),
                              html::Seconds(Num(objective, "budget_s")), html::Cost(Num(objective, "cost_per_hour")),

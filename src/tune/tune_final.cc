@@ -154,6 +154,13 @@ FinalCheck RunFinalCheck(TuneState& state, const std::string& repository, const 
   }
   CheckOutputsOverTheWire(state, **served, model_name, check);
   MeasureAgainstBaseline(state, check);
+  // Last, with what the budget has left: what one replica holds, and the replicas an expected load needs.
+  const TrialResult* final_curve =
+      curves && !curves->empty() && curves->back().candidate_id.starts_with("final") ? &curves->back() : nullptr;
+  check.capacity = MeasureCapacity(state, **served, final_curve);
+  if (const std::optional<Load>& expected = state.given.settings->expected_load) {
+    if (auto plan = ReplicasFor(check.capacity, *expected); plan.ok()) check.replicas = *plan;
+  }
   return check;
 }
 

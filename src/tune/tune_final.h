@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/served_model.h"
+#include "tune/capacity.h"
 #include "tune/tune_state.h"
 #include "tune/wire_check.h"
 
@@ -26,6 +28,10 @@ struct FinalCheck {
   // summary and the verdict give (the stages' figures were each measured against the stage's incumbent only).
   // Not measured when the baseline is the winner.
   PairedRatio vs_baseline, cpu_vs_baseline;
+  // What one replica of the final repository holds within each SLO (capacity.h), and the replicas
+  // --expected-load needs.
+  std::vector<SloCapacity> capacity;
+  std::optional<ReplicaPlan> replicas;
 
   // The wire's outputs are the winner's, match the source, and pass every gate. False without data: tune cannot
   // vouch for outputs it did not check.
@@ -41,6 +47,12 @@ std::vector<Load> CurveLoads(const TuneState& state);
 
 // Rounds of the winner against the baseline (FinalCheck::vs_baseline).
 int FinalPairedRounds(const TuneState& state);
+
+// The capacity search's own probes for each SLO (tune_capacity.cc), besides the curve's loads and the repeats.
+int CapacityProbes(const TuneState& state);
+// Each SLO's capacity on the served final repository, starting from the final's curve (its loads are not measured
+// again), with what the budget has left.
+std::vector<SloCapacity> MeasureCapacity(TuneState& state, harness::ServedModel& served, const TrialResult* curve);
 
 nlohmann::json FinalJson(const FinalCheck& final_check);
 // [{gate, value, passed, on}] of the gates on the wire's outputs.

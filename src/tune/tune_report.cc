@@ -106,6 +106,31 @@ void StageFactsJson(const TuneState& state, const StageRecord& s, nlohmann::json
   }
 }
 
+nlohmann::json CapacityJson(const std::vector<SloCapacity>& capacities, int cores) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const SloCapacity& c : capacities) {
+    nlohmann::json probes = nlohmann::json::array();
+    for (const CapacityProbe& p : c.probes) {
+      probes.push_back({{"load", LoadJson(p.load)},
+                        {"percentile_ms", double(p.percentile_ns) / 1e6},
+                        {"throughput_sps", p.throughput_sps},
+                        {"holds", p.holds}});
+    }
+    out.push_back({{"slo", c.slo.text},
+                   {"holds_up_to", c.holds_up_to ? LoadJson(*c.holds_up_to) : nlohmann::json()},
+                   {"fails_at", c.fails_at ? LoadJson(*c.fails_at) : nlohmann::json()},
+                   {"at_ceiling", c.at_ceiling},
+                   {"throughput_sps", c.holds_up_to ? nlohmann::json(c.throughput_sps) : nlohmann::json()},
+                   {"percentile_ms", c.holds_up_to ? nlohmann::json(double(c.percentile_ns) / 1e6) : nlohmann::json()},
+                   {"percentile_spread", c.holds_up_to ? nlohmann::json(c.percentile_spread) : nlohmann::json()},
+                   {"repeats", c.repeats},
+                   {"cores", cores},
+                   {"sentence", CapacitySentence(c, cores)},
+                   {"probes", probes}});
+  }
+  return out;
+}
+
 nlohmann::json StageJson(const TuneState& state, const StageRecord& s) {
   nlohmann::json trials = nlohmann::json::array();
   for (const Entry& e : s.entries) {
@@ -300,6 +325,12 @@ nlohmann::json TuneBodyJson(const TuneState& state, const FinalCheck& final_chec
     body["search"]["wall_s"] = state.ledger.exhaustive->wall_s;
     body["search"]["top"] = top;
   }
+  body["capacity"] = CapacityJson(final_check.capacity, state.given.system.logical_cores);
+  body["replicas"] = final_check.replicas
+                         ? nlohmann::json{{"expected_load", LoadJson(final_check.replicas->expected)},
+                                          {"replicas", final_check.replicas->replicas},
+                                          {"arithmetic", final_check.replicas->arithmetic}}
+                         : nlohmann::json();
   body["repository"] = {{"path", repository}, {"model", state.given.plan.model_name},
                         {"config_pbtxt", final_check.config_text}};
   body["reproduce"] = ReproduceJson(state, repository);

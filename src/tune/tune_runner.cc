@@ -9,6 +9,7 @@
 #include "base/atomic_file.h"
 #include "onnx/model_json.h"
 #include "report/report_envelope.h"
+#include "tune/deploy_manifest.h"
 #include "tune/report_html.h"
 #include "tune/tune_final.h"
 #include "tune/tune_state.h"
@@ -69,6 +70,13 @@ std::string Summary(const TuneState& state, const FinalCheck& final_check, int e
         chosen.max_queue_delay_us, chosen.max_queue_delay_us);
   }
   text += "  outputs: " + final_check.outputs_detail + "\n";
+  for (const SloCapacity& c : final_check.capacity) {
+    text += "  capacity: " + CapacitySentence(c, state.given.system.logical_cores) + "\n";
+  }
+  if (final_check.replicas) {
+    text += fmt::format("  replicas for {}: {} ({})\n", final_check.replicas->expected.Label(),
+                        final_check.replicas->replicas, final_check.replicas->arithmetic);
+  }
   for (const StageRecord& s : state.ledger.stages) {
     text += fmt::format("  stage {} {:<10} {:<8} {}\n", s.index, s.name, StageStatusName(s.status), s.reason);
   }
@@ -158,6 +166,16 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
   auto model_json = onnx::ModelFileJson(settings.model_path);
   TuneOutcome outcome;
   nlohmann::json body = TuneBodyJson(state, final_check, curves, repository, exit_code);
+  body["deploy"] = nullptr;
+  if (final_check.ran) {
+    const DeployFacts facts{state.given.plan.model_name, repository, state.given.system.cpu_model,
+                            state.given.system.logical_cores, final_check.capacity, final_check.replicas};
+    if (Status written = WriteDeployManifests(facts, settings.out_dir); written.ok()) {
+      body["deploy"] = {{"inferenceservice", (fs::path(settings.out_dir) / "deploy" / "inferenceservice.yaml").string()}};
+    } else {
+      state.ledger.skipped.push_back({"deploy", "OUT/deploy/inferenceservice.yaml", written.message()});
+    }
+  }
   outcome.report = report::MakeReport("tune", context, model_json.ok() ? *model_json : nlohmann::json(), body);
   outcome.exit_code = exit_code;
   outcome.summary = Summary(state, final_check, exit_code);

@@ -53,6 +53,8 @@ struct TuneSettings {
   double budget_s = 600;
   bench::RemoteProtocol protocol = bench::RemoteProtocol::kHttp;
   double cost_per_hour = 0;
+  // --expected-load: the traffic to size the deployment for (the replicas it needs, from each SLO's capacity).
+  std::optional<Load> expected_load;
   std::string out_dir;
   std::vector<std::string> argv;  // for the report
   // Quicker trials (shorter windows, fewer candidates): for tests and demos on a small budget.

@@ -26,7 +26,8 @@ DATA = ROOT / "models" / "fashion_mnist" / "test.npz"
 def tuned(hone_bin, tmp_path_factory):
     out = tmp_path_factory.mktemp("tune") / "out"
     r = subprocess.run([str(hone_bin), "tune", MODEL, "--data", DATA, "--slo", "p99<=250ms@concurrency=4", "--quick",
-                        "--budget", "30s", "--quiet", "-o", out], capture_output=True, text=True, timeout=300)
+                        "--budget", "30s", "--expected-load", "concurrency=64", "--quiet", "-o", out],
+                       capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, f"hone tune exited {r.returncode}:\n{r.stdout}\n{r.stderr}"
     return out, r.stdout
 
@@ -37,6 +38,35 @@ def test_the_report_follows_its_schema(tuned):
     validate(report)
     assert report["tune"]["verdict"]["met"] is True
     assert "every SLO and gate met" in stdout
+
+
+def test_capacity_replicas_and_the_deployment_agree(tuned):
+    import math
+
+    import yaml
+
+    out, stdout = tuned
+    body = json.loads((out / "report.json").read_text())["tune"]
+    [capacity] = body["capacity"]
+    assert capacity["slo"] == "p99<=250ms@concurrency=4"
+    assert f"capacity: {capacity['sentence']}" in stdout
+    manifest = yaml.safe_load((out / "deploy" / "inferenceservice.yaml").read_text())
+    assert manifest["apiVersion"] == "serving.kserve.io/v1beta1" and manifest["kind"] == "InferenceService"
+    predictor = manifest["spec"]["predictor"]
+    assert predictor["model"]["runtime"] == "kserve-honeserver"
+    assert predictor["model"]["modelFormat"]["name"] == "onnx"
+    held = capacity["holds_up_to"]
+    if held is None:  # the quick budget left no time for the search: said so, and no target is invented
+        assert "capacity not measured" in capacity["sentence"] or capacity["fails_at"], capacity
+        assert "scaleTarget" not in predictor
+        return
+    # Every probe at or below the load found held, and the bound is met there.
+    assert capacity["percentile_ms"] <= 250
+    assert predictor["scaleMetric"] == "concurrency" and predictor["scaleTarget"] == held["concurrency"]
+    replicas = body["replicas"]
+    assert replicas["replicas"] == math.ceil(64 / held["concurrency"]), replicas
+    assert predictor["minReplicas"] == replicas["replicas"]
+    assert f"replicas for concurrency 64: {replicas['replicas']}" in stdout
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
