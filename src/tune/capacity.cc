@@ -40,6 +40,37 @@ double Median(std::vector<double> v) {
   return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The load found, measured again up to search.repeats runs in all (its probes from the search count; none more once
+// a measurement failed): fills the medians and the spread into `out`; true when the median of its runs holds.
+bool Confirm(const Slo& slo, const CapacitySearch& search, const CapacityProbeFn& probe, const Load& found,
+             bool measure_more, SloCapacity& out) {
+  std::vector<double> percentile, throughput, rps;
+  auto add = [&](const CapacityProbe& p) {
+    percentile.push_back(static_cast<double>(p.percentile_ns));
+    throughput.push_back(p.throughput_sps);
+    rps.push_back(p.requests_per_s);
+  };
+  for (const CapacityProbe& p : out.probes) {
+    if (Size(p.load) == Size(found)) add(p);
+  }
+  while (measure_more && static_cast<int>(percentile.size()) < search.repeats && search.may_continue()) {
+    Result<LoadFigures> f = probe(found);
+    if (!f.ok()) break;
+    out.probes.push_back(ProbeOf(slo, found, *f));
+    add(out.probes.back());
+  }
+  out.repeats = static_cast<int>(percentile.size());
+  const double p_median = Median(percentile);
+  out.percentile_ns = static_cast<uint64_t>(p_median);
+  out.throughput_sps = Median(throughput);
+  out.requests_per_s = Median(rps);
+  if (percentile.size() > 1 && p_median > 0) {
+    out.percentile_spread = (*std::max_element(percentile.begin(), percentile.end()) -
+                             *std::min_element(percentile.begin(), percentile.end())) / p_median;
+  }
+  return slo.strict ? p_median < slo.bound_ns : p_median <= slo.bound_ns;
+}
+
 }  // namespace
 
 SloCapacity FindCapacity(const Slo& slo, const CapacitySearch& search, const CapacityProbeFn& probe) {
@@ -92,36 +123,9 @@ SloCapacity FindCapacity(const Slo& slo, const CapacitySearch& search, const Cap
   if (hi) out.fails_at = WithSize(slo.load, *hi);
   if (!lo) return out;
 
-  // The load found, measured again: it holds when the median of its measurements does.
   const Load found = WithSize(slo.load, *lo);
-  std::vector<double> percentile, throughput, rps;
-  for (const CapacityProbe& p : out.probes) {
-    if (Size(p.load) == Size(found)) {
-      percentile.push_back(static_cast<double>(p.percentile_ns));
-      throughput.push_back(p.throughput_sps);
-      rps.push_back(p.requests_per_s);
-    }
-  }
-  while (static_cast<int>(percentile.size()) < search.repeats && search.may_continue() && !failed_to_measure) {
-    Result<LoadFigures> f = probe(found);
-    if (!f.ok()) break;
-    out.probes.push_back(ProbeOf(slo, found, *f));
-    percentile.push_back(static_cast<double>(out.probes.back().percentile_ns));
-    throughput.push_back(out.probes.back().throughput_sps);
-    rps.push_back(out.probes.back().requests_per_s);
-  }
-  out.repeats = static_cast<int>(percentile.size());
-  out.percentile_ns = static_cast<uint64_t>(Median(percentile));
-  out.throughput_sps = Median(throughput);
-  out.requests_per_s = Median(rps);
-  const double p_median = Median(percentile);
-  if (percentile.size() > 1 && p_median > 0) {
-    out.percentile_spread = (*std::max_element(percentile.begin(), percentile.end()) -
-                             *std::min_element(percentile.begin(), percentile.end())) / p_median;
-  }
-  const bool median_holds = slo.strict ? p_median < slo.bound_ns : p_median <= slo.bound_ns;
-  if (!median_holds) {
-    // Held once and not in the median: the bound sits at this load's noise. Say so by naming it as failing.
+  if (!Confirm(slo, search, probe, found, /*measure_more=*/!failed_to_measure, out)) {
+    // Held once and not in the median of its runs: the bound sits within this load's noise. Named as failing.
     out.fails_at = found;
     return out;
   }

@@ -34,6 +34,19 @@ Status CheckOutDir(const std::string& out) {
   return Status::Ok();
 }
 
+// OUT/deploy/ once the final repository was served and measured; report.json's `deploy` (null when not written).
+nlohmann::json WriteDeploy(TuneState& state, const FinalCheck& final_check, const std::string& repository) {
+  if (!final_check.ran) return nullptr;
+  const DeployFacts facts{state.given.plan.model_name, repository, state.given.system.cpu_model,
+                          state.given.system.logical_cores, final_check.capacity, final_check.replicas};
+  const std::string out_dir = state.given.settings->out_dir;
+  if (Status written = WriteDeployManifests(facts, out_dir); !written.ok()) {
+    state.ledger.skipped.push_back({"deploy", "OUT/deploy/inferenceservice.yaml", written.message()});
+    return nullptr;
+  }
+  return {{"inferenceservice", (fs::path(out_dir) / "deploy" / "inferenceservice.yaml").string()}};
+}
+
 std::string Summary(const TuneState& state, const FinalCheck& final_check, int exit_code) {
   const bool no_slo = state.given.objective.slos.empty();
   std::string text = "\nhone tune: " +
@@ -165,17 +178,9 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
                            std::chrono::steady_clock::now() - state.budget.started);
   auto model_json = onnx::ModelFileJson(settings.model_path);
   TuneOutcome outcome;
+  nlohmann::json deploy = WriteDeploy(state, final_check, repository);  // before the body: a failure is in `skipped`
   nlohmann::json body = TuneBodyJson(state, final_check, curves, repository, exit_code);
-  body["deploy"] = nullptr;
-  if (final_check.ran) {
-    const DeployFacts facts{state.given.plan.model_name, repository, state.given.system.cpu_model,
-                            state.given.system.logical_cores, final_check.capacity, final_check.replicas};
-    if (Status written = WriteDeployManifests(facts, settings.out_dir); written.ok()) {
-      body["deploy"] = {{"inferenceservice", (fs::path(settings.out_dir) / "deploy" / "inferenceservice.yaml").string()}};
-    } else {
-      state.ledger.skipped.push_back({"deploy", "OUT/deploy/inferenceservice.yaml", written.message()});
-    }
-  }
+  body["deploy"] = std::move(deploy);
   outcome.report = report::MakeReport("tune", context, model_json.ok() ? *model_json : nlohmann::json(), body);
   outcome.exit_code = exit_code;
   outcome.summary = Summary(state, final_check, exit_code);
