@@ -196,6 +196,10 @@ TEST_F(TuneCliTest, BadUsageFailsBeforeAnyMeasurement) {
   ExpectUsage(Hone({"tune", kModel, "-o", Path("a"), "--slo", "p90<=2ms@concurrency=8", "--slo",
                     "p99.9<=10ms@concurrency=8"}),
               {"p90<=2ms@concurrency=8", "at most one other"});
+  // The replicas are counted from an SLO's capacity: an expected load needs one, and a load hone can read.
+  ExpectUsage(Hone({"tune", kModel, "-o", Path("a"), "--slo", "p99<=5ms@concurrency=8", "--expected-load", "qps=10"}),
+              {"--expected-load 'qps=10'", "rate=R"});
+  ExpectUsage(Hone({"tune", kModel, "-o", Path("a"), "--expected-load", "concurrency=64"}), {"needs an --slo"});
   EXPECT_FALSE(fs::exists(Path("a/report.json")));
 }
 
