@@ -4,6 +4,7 @@ and scripts/prove-cluster."""
 
 from __future__ import annotations
 
+import json
 import pathlib
 import shutil
 import signal
@@ -190,3 +191,18 @@ frontend stats
             return self.log_path.read_text(errors="replace")[-6000:]
         except OSError:
             return ""
+
+
+def bench_outcome(json_path) -> dict:
+    """What one `hone bench --json` run through the balancer came to, over every window it measured, reported or
+    not: requests, failed requests, the first error and samples/s."""
+    report = json.loads(pathlib.Path(json_path).read_text())
+    points = report[report["report"]]["points"]
+    out = {"requests": 0, "errors": 0, "first_error": None, "samples_per_s": 0.0}
+    for p in points:
+        windows = p.get("windows") or []
+        out["requests"] += max(p.get("requests") or 0, sum(w.get("requests") or 0 for w in windows))
+        out["errors"] += max(p.get("errors") or 0, sum(w.get("errors") or 0 for w in windows))
+        out["first_error"] = out["first_error"] or p.get("first_error") or None
+        out["samples_per_s"] += (p.get("throughput") or {}).get("samples_per_s") or 0
+    return out

@@ -5,13 +5,12 @@ Before the drain (harness/drain.h) the same run failed 78 requests with "the ser
 
 from __future__ import annotations
 
-import json
 import subprocess
 import time
 
 import pytest
 
-from balancer import Balancer, Replica
+from balancer import Balancer, Replica, bench_outcome
 from model_repo import FASHION_DIR
 
 
@@ -22,21 +21,6 @@ def bench_through(hone_bin, balancer, protocol, seconds, json_path):
             "--window-ms", "1000", "--stability-windows", str(seconds), "--max-windows", str(seconds),
             "--stability-percent", "100", "--min-duration-s", str(seconds), "--json", str(json_path), "--quiet"]
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def bench_failures(json_path, output):
-    """(requests, failed requests, the first error) over every window hone bench measured, reported or not."""
-    assert json_path.exists(), output
-    report = json.loads(json_path.read_text())
-    points = report[report["report"]]["points"]
-    requests = errors = 0
-    first = None
-    for p in points:
-        windows = p.get("windows") or []
-        requests += max(p.get("requests") or 0, sum(w.get("requests") or 0 for w in windows))
-        errors += max(p.get("errors") or 0, sum(w.get("errors") or 0 for w in windows))
-        first = first or p.get("first_error") or None
-    return requests, errors, first
 
 
 @pytest.mark.parametrize("protocol", ["http", "grpc"])
@@ -59,7 +43,9 @@ def test_rolling_restart_behind_haproxy_fails_no_request(hone_bin, repo, tmp_pat
             restarts.append(time.monotonic() - began)
         assert bench.poll() is None, "hone bench ended before the restarts did: they were not measured"
         out, _ = bench.communicate(timeout=120)
-        requests, errors, first = bench_failures(tmp_path / "bench.json", out)
+        assert (tmp_path / "bench.json").exists(), out
+        outcome = bench_outcome(tmp_path / "bench.json")
+        requests, errors, first = outcome["requests"], outcome["errors"], outcome["first_error"]
         assert requests > 0, out
         assert errors == 0, f"{errors} of {requests} requests failed through the balancer during the restarts " \
                             f"({first}):\n{balancer.log()}"
