@@ -94,7 +94,7 @@ def test_a_client_that_leaves_mid_stream_leaves_the_server_serving(serve, repo):
         x = grpcclient.InferInput(SLOW_INPUT, [1, SLOW_WIDTH], "FP32")
         x.set_data_from_numpy(np.full((1, SLOW_WIDTH), i, np.float32))
         client.async_stream_infer("slow", [x], request_id=str(i))
-    c.wait_pending(server, "slow", 4)
+    c.wait_arrived(server, "slow", 4)
     client.close()  # cancels the stream with requests still queued and running in the server
     again = grpcclient.InferenceServerClient(server.grpc_url)
     assert again.is_server_ready()

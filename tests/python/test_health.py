@@ -25,7 +25,7 @@ def test_health_answered_while_inference_is_busy(serve, repo):
     server = serve(repo.path)
     xs = [np.full((1, SLOW_WIDTH), i, np.float32) for i in range(12)]
     batch = c.Inflight(server, "grpc", "slow", xs, SLOW_INPUT)
-    c.wait_pending(server, "slow", 1)
+    c.wait_arrived(server, "slow", 1)
     health = c.make_client("grpc", server)
     rounds_while_busy = 0
     try:

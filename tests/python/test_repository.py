@@ -165,7 +165,7 @@ def test_unload_lets_in_flight_requests_finish(serve, repo, protocol):
     server = serve(repo.path, "--model-control-mode", "explicit", "--load-model", "slow", "--load-model", "fashion")
     xs = [np.full((1, SLOW_WIDTH), i + 1, np.float32) for i in range(4)]
     batch = c.Inflight(server, protocol, "slow", xs, SLOW_INPUT)
-    c.wait_pending(server, "slow", 4)
+    c.wait_arrived(server, "slow", 4)
     admin = c.make_client(protocol, server)
     try:
         admin.unload_model("slow")  # returns once unloaded: the in-flight requests are done by then

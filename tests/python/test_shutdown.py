@@ -21,12 +21,13 @@ def test_sigterm_when_idle_exits_0(serve, repo):
 
 @PROTOCOLS
 def test_sigterm_with_requests_in_flight_answers_all_and_exits_0(serve, repo, protocol):
-    # 6 requests of about 0.25 s each, one at a time: in flight (running or queued) when SIGTERM comes.
-    repo.add_slow("slow", iterations=20000, config=slow_config("slow", max_batch_size=1, dynamic_batching=None))
+    # 6 requests of 40 ms (a fast AVX-512 machine) to 0.5 s each, one at a time: most in flight (running or queued)
+    # when SIGTERM comes, sent the moment the last has reached the server.
+    repo.add_slow("slow", iterations=40000, config=slow_config("slow", max_batch_size=1, dynamic_batching=None))
     server = serve(repo.path, "--exit-timeout-secs", "60")
     xs = [np.full((1, SLOW_WIDTH), i + 1, np.float32) for i in range(6)]
     batch = c.Inflight(server, protocol, "slow", xs, SLOW_INPUT)
-    c.wait_pending(server, "slow", 6)
+    c.wait_arrived(server, "slow", 6)
     server.signal(signal.SIGTERM)
     answers = batch.collect()
     code = server.wait_exit(timeout=60)
@@ -44,7 +45,7 @@ def test_sigterm_past_the_exit_timeout_still_answers_every_request(serve, repo, 
     server = serve(repo.path, "--exit-timeout-secs", "1")
     xs = [np.full((1, SLOW_WIDTH), i + 1, np.float32) for i in range(20)]
     batch = c.Inflight(server, protocol, "slow", xs, SLOW_INPUT)
-    c.wait_pending(server, "slow", 20)
+    c.wait_arrived(server, "slow", 20)
     server.signal(signal.SIGTERM)
     answers = batch.collect()
     code = server.wait_exit(timeout=60)
