@@ -277,6 +277,11 @@ Command AddServeCommand(CLI::App& app) {
                  "  hone serve --model-store=/mnt/models --grpc-port=9000 --http-port=8080 --allow-grpc=true --allow-http=true --host 0.0.0.0   # KServe's Triton runtime's command line");
   AddFlags(*sub, *flags);
   AddTritonFlags(*sub, flags->triton_flags);
+  // A flag given twice takes its last value, as in Triton: KServe appends an InferenceService's args after its
+  // runtime's, so `--exit-timeout-secs=100` there must replace the runtime's value, not fail the pod's start.
+  for (CLI::Option* option : sub->get_options()) {
+    if (option->get_items_expected_max() == 1) option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
   return [flags] { return RunServe(*flags); };
 }
 

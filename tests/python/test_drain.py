@@ -116,13 +116,17 @@ class TritonCommandLine(HoneServer):
     def args(self) -> list[str]:
         return [str(self.binary), "serve", f"--model-store={self.repository}", f"--grpc-port={self.grpc_port}",
                 f"--http-port={self.http_port}", "--allow-grpc=true", "--allow-http=true",
-                f"--metrics-port={self.metrics_port}", "--drain-quiet-ms=100", *self.appended]
+                f"--metrics-port={self.metrics_port}", "--drain-quiet-ms=100",
+                "--drain-grace-secs=10",  # as deploy/kserve/cluster-serving-runtime.yaml gives it
+                *self.appended]
 
 
 def test_kserve_tritonserver_command_line_runs_unchanged(hone_bin, repo, tmp_path):
     repo.add_fashion("fashion")
     appended = ["--backend-config=onnxruntime,enable-global-threadpool=0", "--allow-gpu-metrics=false",
-                "--allow-sagemaker=false", "--strict-readiness=true", "--log-verbose=0"]
+                "--allow-sagemaker=false", "--strict-readiness=true", "--log-verbose=0",
+                # A flag the runtime already gave (below): the last one wins, as in Triton (KServe appends after it).
+                "--drain-grace-secs=3"]
     server = TritonCommandLine(hone_bin, repo.path, tmp_path, appended)
     try:
         server.start()
@@ -136,6 +140,7 @@ def test_kserve_tritonserver_command_line_runs_unchanged(hone_bin, repo, tmp_pat
         assert "--allow-sagemaker" not in log.split("accepted without effect", 1)[1].split("\n", 1)[0]
     finally:
         assert server.stop(timeout=20) == 0, server.log()
+    assert "serving the requests that still arrive for up to 3 s" in server.log(), server.log()
 
 
 @pytest.mark.parametrize("flag, why", [
