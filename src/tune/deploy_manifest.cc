@@ -53,6 +53,12 @@ std::string InferenceServiceYaml(const DeployFacts& f) {
   y += "kind: InferenceService\n";
   y += "metadata:\n";
   y += fmt::format("  name: {}\n", KubernetesName(f.model_name));
+  if (target) {
+    // KServe's default mode (Standard: a Deployment and an HPA) scales on CPU or memory only; concurrency and
+    // requests per second are Knative's autoscaler's metrics.
+    y += "  annotations:\n";
+    y += "    serving.kserve.io/deploymentMode: Knative\n";
+  }
   y += "spec:\n";
   y += "  predictor:\n";
   const int min_replicas = f.replicas && f.replicas->replicas > 0 ? f.replicas->replicas : 1;

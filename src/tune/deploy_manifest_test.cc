@@ -37,6 +37,8 @@ TEST(DeployManifest, TheTightestSloSetsTheConcurrencyTargetAndTheReplicasTheMini
   EXPECT_THAT(y, HasSubstr("  name: model\n"));
   EXPECT_THAT(y, HasSubstr("    minReplicas: 7\n    maxReplicas: 14\n"));
   EXPECT_THAT(y, HasSubstr("    scaleMetric: concurrency\n    scaleTarget: 3\n"));
+  // Concurrency is Knative's autoscaler's metric, not the HPA's of KServe's default (Standard) mode.
+  EXPECT_THAT(y, HasSubstr("  annotations:\n    serving.kserve.io/deploymentMode: Knative\n"));
   EXPECT_THAT(y, HasSubstr("      runtime: kserve-honeserver\n      protocolVersion: v2\n"));
   EXPECT_THAT(y, HasSubstr("          cpu: \"2\"\n"));
   EXPECT_THAT(y, HasSubstr("# Measured on: AMD EPYC, 2 cores.\n"));
@@ -53,6 +55,7 @@ TEST(DeployManifest, WithoutCapacityThereIsNoTargetAndTheManifestSaysWhy) {
   DeployFacts f{"m", "r", "", 2, {}, std::nullopt};
   const std::string y = InferenceServiceYaml(f);
   EXPECT_THAT(y, Not(HasSubstr("scaleTarget")));
+  EXPECT_THAT(y, Not(HasSubstr("deploymentMode")));
   EXPECT_THAT(y, HasSubstr("No autoscaling target"));
 }
 

@@ -69,6 +69,28 @@ def test_capacity_replicas_and_the_deployment_agree(tuned):
     assert f"replicas for concurrency 64: {replicas['replicas']}" in stdout
 
 
+def test_the_deployment_passes_kserves_own_schema(tuned):
+    """OUT/deploy/inferenceservice.yaml through scripts/validate-deploy: kubeconform against KServe's released
+    InferenceService CRD, unknown fields refused. scripts/test installs its tools first and names it in
+    $HONE_VALIDATE_DEPLOY; elsewhere this skips, saying so."""
+    import os
+
+    import yaml
+
+    script = os.environ.get("HONE_VALIDATE_DEPLOY")
+    if not script:
+        pytest.skip("HONE_VALIDATE_DEPLOY is not set: scripts/test sets it after scripts/validate-deploy installs "
+                    "kubeconform, helm and the schemas")
+    out, _ = tuned
+    manifest = out / "deploy" / "inferenceservice.yaml"
+    r = subprocess.run([script, str(manifest)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, f"{r.stdout}\n{r.stderr}"
+    assert "Invalid: 0, Errors: 0" in r.stdout, r.stdout
+    predictor = yaml.safe_load(manifest.read_text())
+    if "scaleMetric" in predictor["spec"]["predictor"]:  # concurrency is Knative's autoscaler's metric
+        assert predictor["metadata"]["annotations"]["serving.kserve.io/deploymentMode"] == "Knative"
+
+
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_the_repository_serves_as_is_and_answers_like_the_model(tuned, serve, protocol):
     out, _ = tuned
