@@ -1,16 +1,22 @@
 """A rolling restart behind a real load balancer loses nothing: two hone serve replicas behind HAProxy (checks of
 /v2/health/ready every 200 ms, retries, redispatch), hone bench through it at concurrency 8 over HTTP and gRPC,
 each replica in turn sent SIGTERM, waited for and started again on its ports, as Kubernetes' rolling update does.
-Before the drain (harness/drain.h) the same run failed 78 requests with "the server is shutting down"."""
+Before the drain (harness/drain.h) the same run failed 78 requests with "the server is shutting down".
+
+The replicas are processes, and again the container image under podman (hone serve as the container's process 1,
+read-only root, every capability dropped, as a pod runs it), where $HONE_IMAGE names the image: scripts/test's
+image stage sets it after scripts/build-image."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import time
 
 import pytest
 
-from balancer import Balancer, Replica, bench_outcome
+from balancer import Balancer, ContainerReplica, Replica, bench_outcome
 from model_repo import FASHION_DIR
 
 
@@ -23,10 +29,22 @@ def bench_through(hone_bin, balancer, protocol, seconds, json_path):
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
+def make_replicas(kind, hone_bin, repository, tmp_path):
+    if kind == "process":
+        return [Replica(hone_bin, repository, tmp_path, name) for name in ("a", "b")]
+    image = os.environ.get("HONE_IMAGE", "")
+    if not image:
+        pytest.skip("HONE_IMAGE is not set: scripts/test builds the image with scripts/build-image and sets it")
+    if shutil.which("podman") is None:
+        pytest.skip("podman is not installed (scripts/setup installs Debian's podman and runc)")
+    return [ContainerReplica(image, repository, tmp_path, name) for name in ("a", "b")]
+
+
+@pytest.mark.parametrize("kind", ["process", "container"])
 @pytest.mark.parametrize("protocol", ["http", "grpc"])
-def test_rolling_restart_behind_haproxy_fails_no_request(hone_bin, repo, tmp_path, protocol):
+def test_rolling_restart_behind_haproxy_fails_no_request(hone_bin, repo, tmp_path, protocol, kind):
     repo.add_fashion("fashion")
-    replicas = [Replica(hone_bin, repo.path, tmp_path, name) for name in ("a", "b")]
+    replicas = make_replicas(kind, hone_bin, repo.path, tmp_path)
     balancer = Balancer(replicas, tmp_path)
     try:
         for r in replicas:
