@@ -196,7 +196,9 @@ def from_hone(doc):
     """hone bench --json: one point (the script runs one concurrency an invocation)."""
     p = doc["bench"]["points"][0]
     return {"ttft_p50": p["ttft_ms"]["p50"], "ttft_p99": p["ttft_ms"]["p99"], "tpot_p50": p["tpot_ms"]["p50"],
-            "itl_p50": p["itl_ms"]["p50"], "e2e_p50": p["e2e_ms"]["p50"], "out_tok_s": p["output_tokens_per_s"],
+            "tpot_p99": p["tpot_ms"]["p99"], "itl_p50": p["itl_ms"]["p50"], "itl_p99": p["itl_ms"]["p99"],
+            "goodput_req_s": p.get("goodput_requests_per_s"),
+            "e2e_p50": p["e2e_ms"]["p50"], "out_tok_s": p["output_tokens_per_s"],
             "req_s": p["requests_per_s"], "completion_tokens_mean": p["completion_tokens_mean"],
             "prompt_tokens_mean": p["prompt_tokens_mean"], "requests": p["requests"], "errors": p["errors"],
             "first_error": p.get("first_error", "")}
@@ -211,7 +213,8 @@ def from_aiperf(doc):
     errs = m("error_request_count", "avg") or 0
     return {"ttft_p50": m("time_to_first_token", "p50"), "ttft_p99": m("time_to_first_token", "p99"),
             # aiperf's inter_token_latency is per request (e2e - TTFT) / (output tokens - 1): hone's TPOT
-            "tpot_p50": m("inter_token_latency", "p50"), "itl_p50": None,
+            "tpot_p50": m("inter_token_latency", "p50"), "tpot_p99": m("inter_token_latency", "p99"),
+            "itl_p50": None, "itl_p99": None, "goodput_req_s": None,
             "e2e_p50": m("request_latency", "p50"), "out_tok_s": m("output_token_throughput", "avg"),
             "req_s": m("request_throughput", "avg"), "completion_tokens_mean": m("output_sequence_length", "avg"),
             "prompt_tokens_mean": m("input_sequence_length", "avg"), "requests": reqs, "errors": errs,
@@ -230,7 +233,7 @@ def fmt(v, nd=0):
 
 
 def cmd_collect(a):
-    rows = {}
+    rows, rate_rows = {}, {}
     for path in sorted(glob.glob(os.path.join(a.dir, "points", "*.json"))):
         with open(path) as f:
             wrap = json.load(f)
@@ -248,7 +251,10 @@ def cmd_collect(a):
         fig["server_cpu_s"] = wrap.get("server_cpu_s")
         fig["load_before"] = wrap.get("load_before")
         fig["round"] = wrap["round"]
-        rows.setdefault((wrap["server"], wrap["client"], wrap["concurrency"]), []).append(fig)
+        if wrap.get("rate") is not None:
+            rate_rows.setdefault((wrap["server"], wrap["client"], wrap["rate"]), []).append(fig)
+        else:
+            rows.setdefault((wrap["server"], wrap["client"], wrap["concurrency"]), []).append(fig)
     memory = {}
     for path in sorted(glob.glob(os.path.join(a.dir, "memory", "*.json"))):
         with open(path) as f:
@@ -259,8 +265,9 @@ def cmd_collect(a):
         with open(path) as f:
             probes[os.path.basename(path)[len("probe."):-len(".json")]] = json.load(f)
 
-    keys = ["ttft_p50", "ttft_p99", "tpot_p50", "itl_p50", "e2e_p50", "out_tok_s", "req_s",
-            "completion_tokens_mean", "prompt_tokens_mean", "client_cpu_s", "server_cpu_s", "wall_s", "load_before"]
+    keys = ["ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99", "itl_p50", "itl_p99", "e2e_p50", "out_tok_s", "req_s",
+            "goodput_req_s", "completion_tokens_mean", "prompt_tokens_mean", "client_cpu_s", "server_cpu_s", "wall_s",
+            "load_before"]
     summary = []
     for (server, client, c), runs in sorted(rows.items(), key=lambda kv: (kv[0][0], kv[0][2], kv[0][1])):
         s = {"server": server, "client": client, "concurrency": c, "rounds": len(runs),
@@ -280,7 +287,7 @@ def cmd_collect(a):
                  "llama_cpp: hone bench counts streamed events and shows 0 prompt tokens, aiperf counts with the "
                  "tokenizer); cpu s: the client's own user+sys CPU seconds for the point, warm-up and start-up "
                  "included, on the cores it shares with the server.")
-    hdr = (f"{'server':<11} {'c':>3} {'client':<7} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'ITL p50':>8} "
+    hdr = (f"{'server':<12} {'c':>3} {'client':<7} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'ITL p50':>8} "
            f"{'e2e p50':>8} {'out tok/s':>9} {'req/s':>6} {'in/out tok':>11} {'err':>4} {'cpu s':>6}")
     lines.append(hdr)
     lines.append("-" * len(hdr))
@@ -288,14 +295,59 @@ def cmd_collect(a):
         for c in sorted({s["concurrency"] for s in summary if s["server"] == server}):
             for s in [x for x in summary if x["server"] == server and x["concurrency"] == c]:
                 io = f"{fmt(s['prompt_tokens_mean'])}/{fmt(s['completion_tokens_mean'], 1)}"
-                lines.append(f"{server:<11} {c:>3} {s['client']:<7} {fmt(s['ttft_p50']):>9} {fmt(s['ttft_p99']):>9} "
+                lines.append(f"{server:<12} {c:>3} {s['client']:<7} {fmt(s['ttft_p50']):>9} {fmt(s['ttft_p99']):>9} "
                              f"{fmt(s['tpot_p50'], 1):>9} {fmt(s['itl_p50'], 1):>8} {fmt(s['e2e_p50']):>8} "
                              f"{fmt(s['out_tok_s'], 1):>9} {fmt(s['req_s'], 2):>6} {io:>11} {s['errors']:>4} "
                              f"{fmt(s['client_cpu_s'], 2):>6}")
         lines.append("")
+    # p99s and goodput (hone bench)
+    lines.append("hone bench's p99s and goodput (requests/s within the --slo bounds):")
+    lines.append(f"{'server':<12} {'c':>3} {'TPOT p99':>9} {'ITL p99':>8} {'goodput':>8}")
+    for server in servers:
+        for s_ in [x for x in summary if x["server"] == server and x["client"] == "hone"]:
+            lines.append(f"{server:<12} {s_['concurrency']:>3} {fmt(s_['tpot_p99'], 1):>9} {fmt(s_['itl_p99'], 1):>8} "
+                         f"{fmt(s_['goodput_req_s'], 2):>8}")
+    lines.append("")
+    # each server against the first llama.cpp server, the same client and concurrency
+    anchor = next((n for n in ("llama_server", "llama_cpp") if n in servers), None)
+    if anchor:
+        lines.append(f"against {anchor}, the same client and concurrency (out tok/s ratio: above 1.00 is faster; "
+                     f"TPOT p50 ratio: below 1.00 is faster):")
+        lines.append(f"{'server':<12} {'c':>3} {'client':<7} {'out tok/s':>9} {'TPOT p50':>9} {'TTFT p50':>9}")
+        for server in [n for n in servers if n != anchor]:
+            for s_ in [x for x in summary if x["server"] == server]:
+                ref = next((x for x in summary if x["server"] == anchor and x["client"] == s_["client"]
+                            and x["concurrency"] == s_["concurrency"]), None)
+                if not ref:
+                    continue
+
+                def r(k):
+                    return fmt(s_[k] / ref[k], 2) if s_.get(k) and ref.get(k) else "-"
+                lines.append(f"{server:<12} {s_['concurrency']:>3} {s_['client']:<7} {r('out_tok_s'):>9} "
+                             f"{r('tpot_p50'):>9} {r('ttft_p50'):>9}")
+        lines.append("")
+    rate_summary = []
+    for (server, client, rate), runs in sorted(rate_rows.items()):
+        x = {"server": server, "client": client, "rate": rate, "rounds": len(runs),
+             "errors": sum((r.get("errors") or 0) for r in runs)}
+        for k in keys:
+            x[k] = med([r.get(k) for r in runs])
+        x["runs"] = runs
+        rate_summary.append(x)
+    if rate_summary:
+        lines.append("Poisson arrivals (hone bench, open loop): a server slower than the rate falls behind and its "
+                     "TTFT grows; goodput = requests/s within the --slo bounds")
+        lines.append(f"{'server':<12} {'rate':>5} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'TPOT p99':>9} "
+                     f"{'ITL p99':>8} {'out tok/s':>9} {'req/s':>6} {'goodput':>8} {'err':>4}")
+        for x in sorted(rate_summary, key=lambda x: (not x["server"].startswith("llama"), x["server"], x["rate"])):
+            lines.append(f"{x['server']:<12} {x['rate']:>5g} {fmt(x['ttft_p50']):>9} {fmt(x['ttft_p99']):>9} "
+                         f"{fmt(x['tpot_p50'], 1):>9} {fmt(x['tpot_p99'], 1):>9} {fmt(x['itl_p99'], 1):>8} "
+                         f"{fmt(x['out_tok_s'], 1):>9} {fmt(x['req_s'], 2):>6} {fmt(x['goodput_req_s'], 2):>8} "
+                         f"{x['errors']:>4}")
+        lines.append("")
     # the two clients on the same server and point, as ratios aiperf / hone bench
     lines.append("aiperf / hone bench, same server and concurrency (1.00 = the clients agree):")
-    lines.append(f"{'server':<11} {'c':>3} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'out tok/s':>9}")
+    lines.append(f"{'server':<12} {'c':>3} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'out tok/s':>9}")
     for server in servers:
         for c in sorted({s["concurrency"] for s in summary if s["server"] == server}):
             h = next((s for s in summary if s["server"] == server and s["concurrency"] == c
@@ -307,15 +359,16 @@ def cmd_collect(a):
 
             def ratio(k):
                 return fmt(p[k] / h[k], 2) if p.get(k) and h.get(k) else "-"
-            lines.append(f"{server:<11} {c:>3} {ratio('ttft_p50'):>9} {ratio('ttft_p99'):>9} {ratio('tpot_p50'):>9} "
+            lines.append(f"{server:<12} {c:>3} {ratio('ttft_p50'):>9} {ratio('ttft_p99'):>9} {ratio('tpot_p50'):>9} "
                          f"{ratio('out_tok_s'):>9}")
     lines.append("")
     lines.append("Memory (MiB, /proc/PID/status; medians over rounds): loaded = when ready; idle = after the two "
                  "probe requests; end = after the last concurrency-C point; HWM = peak RSS over the server's life; "
-                 "per request = (end RSS - idle RSS) / C. Both servers allocate their KV cache at load (hone: "
-                 "kv_cache_bytes of config.pbtxt; llama.cpp: n_ctx 2048 tokens, about 45 MiB in F16), so what grows "
-                 "with concurrency is compute buffers and the like, not the cache")
-    lines.append(f"{'server':<11} {'loaded':>7} {'idle RSS':>9} {'anon':>7} {'file':>7} {'end RSS':>8} {'anon':>7} "
+                 "per request = (end RSS - idle RSS) / C; anon = RssAnon (allocated), file = RssFile (mapped from "
+                 "files: llama.cpp maps the GGUF's weights). Every server allocates its KV cache at load (hone: "
+                 "kv_cache_bytes of config.pbtxt, FP32; llama-server: -c tokens in F16; llama_cpp: n_ctx 2048 "
+                 "tokens), so what grows with concurrency is compute buffers and the like, not the cache")
+    lines.append(f"{'server':<12} {'loaded':>7} {'idle RSS':>9} {'anon':>7} {'file':>7} {'end RSS':>8} {'anon':>7} "
                  f"{'HWM':>7} {'C':>3} {'per req':>8}")
     mem_summary = {}
     stats = ("VmRSS", "RssAnon", "RssFile", "VmHWM")
@@ -328,7 +381,7 @@ def cmd_collect(a):
         per = (end["VmRSS"] - idle["VmRSS"]) / c if end.get("VmRSS") is not None and c else None
         mem_summary[server] = {"loaded": loaded, "idle": idle, "end": end, "end_concurrency": c,
                                "per_request_mib": per, "rounds": ms}
-        lines.append(f"{server:<11} {fmt(loaded['VmRSS']):>7} {fmt(idle['VmRSS']):>9} {fmt(idle['RssAnon']):>7} "
+        lines.append(f"{server:<12} {fmt(loaded['VmRSS']):>7} {fmt(idle['VmRSS']):>9} {fmt(idle['RssAnon']):>7} "
                      f"{fmt(idle['RssFile']):>7} {fmt(end.get('VmRSS')):>8} {fmt(end.get('RssAnon')):>7} "
                      f"{fmt(end.get('VmHWM')):>7} {c:>3} {fmt(per, 1):>8}")
     if probes:
@@ -350,7 +403,8 @@ def cmd_collect(a):
     text = "\n".join(lines)
     print(text)
     with open(a.out, "w") as f:
-        json.dump({"points": summary, "memory": mem_summary, "probes": probes, "table": text}, f, indent=1)
+        json.dump({"points": summary, "rate_points": rate_summary, "memory": mem_summary, "probes": probes,
+                   "table": text}, f, indent=1)
 
 
 def main():

@@ -81,7 +81,8 @@ class ContainerReplica(Replica):
     and SIGKILL reach hone serve through `podman kill`."""
 
     def __init__(self, image, repository, log_dir, name: str, extra_args=()):
-        super().__init__(image, repository, log_dir, name, extra_args)
+        # An absolute path: podman reads a relative one as the name of a volume of its own.
+        super().__init__(image, pathlib.Path(repository).resolve(), log_dir, name, extra_args)
         self.image = str(image)
         self.container = f"hone-replica-{name}-{self.http_port}"
         self.running = False
