@@ -226,6 +226,11 @@ def med(values):
     return statistics.median(values) if values else None
 
 
+def ratio_text(a, b, k):
+    """a[k] / b[k] with two decimals; "-" when either is missing or zero."""
+    return fmt(a[k] / b[k], 2) if a.get(k) and b.get(k) else "-"
+
+
 def fmt(v, nd=0):
     if v is None:
         return "-"
@@ -318,13 +323,10 @@ def cmd_collect(a):
             for s_ in [x for x in summary if x["server"] == server]:
                 ref = next((x for x in summary if x["server"] == anchor and x["client"] == s_["client"]
                             and x["concurrency"] == s_["concurrency"]), None)
-                if not ref:
-                    continue
-
-                def r(k):
-                    return fmt(s_[k] / ref[k], 2) if s_.get(k) and ref.get(k) else "-"
-                lines.append(f"{server:<12} {s_['concurrency']:>3} {s_['client']:<7} {r('out_tok_s'):>9} "
-                             f"{r('tpot_p50'):>9} {r('ttft_p50'):>9}")
+                if ref:
+                    lines.append(f"{server:<12} {s_['concurrency']:>3} {s_['client']:<7} "
+                                 + " ".join(f"{ratio_text(s_, ref, k):>9}" for k in ("out_tok_s", "tpot_p50",
+                                                                                      "ttft_p50")))
         lines.append("")
     rate_summary = []
     for (server, client, rate), runs in sorted(rate_rows.items()):
@@ -354,13 +356,9 @@ def cmd_collect(a):
                       and s["client"] == "hone"), None)
             p = next((s for s in summary if s["server"] == server and s["concurrency"] == c
                       and s["client"] == "aiperf"), None)
-            if not h or not p:
-                continue
-
-            def ratio(k):
-                return fmt(p[k] / h[k], 2) if p.get(k) and h.get(k) else "-"
-            lines.append(f"{server:<12} {c:>3} {ratio('ttft_p50'):>9} {ratio('ttft_p99'):>9} {ratio('tpot_p50'):>9} "
-                         f"{ratio('out_tok_s'):>9}")
+            if h and p:
+                lines.append(f"{server:<12} {c:>3} " + " ".join(f"{ratio_text(p, h, k):>9}" for k in
+                                                                ("ttft_p50", "ttft_p99", "tpot_p50", "out_tok_s")))
     lines.append("")
     lines.append("Memory (MiB, /proc/PID/status; medians over rounds): loaded = when ready; idle = after the two "
                  "probe requests; end = after the last concurrency-C point; HWM = peak RSS over the server's life; "

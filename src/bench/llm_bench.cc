@@ -152,6 +152,11 @@ Result<LlmPointResult> RunPoint(const LlmBenchSettings& s, const LlmPrompts& pro
   };
   PointRun run;
   std::atomic<int64_t> next{0};
+  // The open loop's arrival times: declared here, not in its branch, since the workers read them until they are
+  // joined below (in the branch they died with it, and a worker slept until a time read from freed memory: a
+  // rate-0.5 run against llama-server waited 19 years for its last request).
+  std::vector<Clock::duration> due;
+  Clock::time_point t0;
   std::vector<std::thread> threads;
   if (concurrency > 0) {
     // Closed loop: each worker sends its next request when the last one ended. Warm-up requests are the first
@@ -167,9 +172,8 @@ Result<LlmPointResult> RunPoint(const LlmBenchSettings& s, const LlmPrompts& pro
   } else {
     // Open loop: request i is due at its arrival time whatever the server does; latency counts from then.
     HONE_ASSIGN_OR_RETURN(ArrivalSchedule schedule, ArrivalSchedule::Create(rate, s.arrival, s.seed));
-    std::vector<Clock::duration> due;
     for (int64_t i = 0; i < total; ++i) due.push_back(schedule.Next());
-    const Clock::time_point t0 = Clock::now();
+    t0 = Clock::now();
     for (int w = 0; w < workers; ++w)
       threads.emplace_back([&, w] {
         for (int64_t i; (i = next.fetch_add(1)) < total;) {

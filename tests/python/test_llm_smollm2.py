@@ -73,3 +73,21 @@ def test_bench_openai_reports_ttft_itl_tpot(server, tmp_path):
     assert 0 < point["ttft_ms"]["p50"] <= point["e2e_ms"]["p50"]
     assert point["tpot_ms"]["count"] == 4 and point["itl_ms"]["count"] == 4 * 7
     assert point["goodput_requests_per_s"] == pytest.approx(point["requests_per_s"])
+
+
+def test_bench_openai_open_loop_sends_every_request_at_its_arrival_time(server, tmp_path):
+    # Poisson arrivals at 4 requests/s: the workers wait for each request's arrival time. They once read those times
+    # from memory freed before they were done (a rate-0.5 run against llama-server slept 19 years for its last
+    # request); under ASan (scripts/test's second pytest stage) that read fails the run.
+    report = tmp_path / "bench.json"
+    r = subprocess.run([str(hone_binary()), "bench", "smollm2", "--url", server.http_url, "--protocol", "openai",
+                        "--rate", "4", "--arrival", "poisson", "--input-tokens", "16", "--output-tokens", "4",
+                        "--requests", "8", "--warmup-requests", "1",
+                        "--tokenizer", str(EXAMPLE / "smollm2" / "1" / "tokenizer.json"), "--json", str(report),
+                        "--quiet"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads(report.read_text())
+    validate(doc)
+    [point] = doc["bench"]["points"]
+    assert point["requests"] == 8 and point["errors"] == 0
+    assert point["completion_tokens_mean"] == 4
