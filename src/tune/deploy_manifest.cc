@@ -27,7 +27,14 @@ std::string KubernetesName(const std::string& name) {
   return out.empty() ? "model" : out;
 }
 
+std::string ServiceName(const std::string& model_path, const std::string& model_name) {
+  if (model_name != "model") return KubernetesName(model_name);
+  const std::string folder = std::filesystem::path(model_path).parent_path().filename().string();
+  return KubernetesName(folder.empty() || folder == "." || folder == ".." ? model_name : folder);
+}
+
 std::string InferenceServiceYaml(const DeployFacts& f) {
+  const std::string name = KubernetesName(f.service_name.empty() ? f.model_name : f.service_name);
   // The tightest SLO's capacity sets the autoscaling target: the load one replica holds within every SLO.
   const SloCapacity* target = nullptr;
   for (const SloCapacity& c : f.capacity) {
@@ -52,7 +59,7 @@ std::string InferenceServiceYaml(const DeployFacts& f) {
   y += "apiVersion: serving.kserve.io/v1beta1\n";
   y += "kind: InferenceService\n";
   y += "metadata:\n";
-  y += fmt::format("  name: {}\n", KubernetesName(f.model_name));
+  y += fmt::format("  name: {}\n", name);
   if (target) {
     // KServe's default mode (Standard: a Deployment and an HPA) scales on CPU or memory only; concurrency and
     // requests per second are Knative's autoscaler's metrics.
@@ -83,8 +90,7 @@ std::string InferenceServiceYaml(const DeployFacts& f) {
   y += "        name: onnx\n";
   y += "      runtime: kserve-honeserver\n";
   y += "      protocolVersion: v2\n";
-  y += fmt::format("      storageUri: pvc://models/{}  # where the repository is stored: set it\n",
-                   KubernetesName(f.model_name));
+  y += fmt::format("      storageUri: pvc://models/{}  # where the repository is stored: set it\n", name);
   y += "      resources:\n";
   y += "        # The cores tune measured on; hone serve splits them between its instances. Add the memory the pod\n";
   y += "        # needs (hone bench --model-repository on the repository reports its peak RSS).\n";

@@ -17,6 +17,7 @@ namespace hone::tune {
 
 struct DeployFacts {
   std::string model_name;     // the repository's model
+  std::string service_name;   // the InferenceService's name (ServiceName); the model's when empty
   std::string repository;     // OUT/repository, for the comment
   std::string cpu_model;      // the machine measured on
   int cores = 0;
@@ -30,6 +31,11 @@ std::string InferenceServiceYaml(const DeployFacts& facts);
 // A Kubernetes object name from a model name: lower case letters, digits and '-', starting and ending with a
 // letter or digit, at most 63 characters ("Fashion_MNIST.v2" -> "fashion-mnist-v2"; "model" when nothing is left).
 std::string KubernetesName(const std::string& name);
+
+// The InferenceService's name for the model at `model_path` served as `model_name`: the model's name, or, when
+// that is the generic "model" (a file named model.onnx), the folder holding it ("models/fashion_mnist/model.onnx"
+// -> "fashion-mnist"), so that two tuned models do not both deploy as "model".
+std::string ServiceName(const std::string& model_path, const std::string& model_name);
 
 // Writes OUT/deploy/inferenceservice.yaml (atomically).
 Status WriteDeployManifests(const DeployFacts& facts, const std::string& out_dir);

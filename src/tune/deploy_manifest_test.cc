@@ -28,8 +28,17 @@ TEST(DeployManifest, KubernetesNamesAreLowerCaseDns1123Labels) {
   EXPECT_EQ(KubernetesName(std::string(80, 'x')).size(), 63u);
 }
 
+TEST(DeployManifest, AModelFileNamedModelDeploysUnderItsFolderName) {
+  EXPECT_EQ(ServiceName("models/fashion_mnist/model.onnx", "model"), "fashion-mnist");
+  EXPECT_EQ(ServiceName("model.onnx", "model"), "model");
+  EXPECT_EQ(ServiceName("a/b/resnet50.onnx", "resnet50"), "resnet50");
+  DeployFacts f{"model", "fashion-mnist", "r", "", 2, {}, std::nullopt};
+  EXPECT_THAT(InferenceServiceYaml(f), HasSubstr("  name: fashion-mnist\n"));
+  EXPECT_THAT(InferenceServiceYaml(f), HasSubstr("pvc://models/fashion-mnist "));
+}
+
 TEST(DeployManifest, TheTightestSloSetsTheConcurrencyTargetAndTheReplicasTheMinimum) {
-  DeployFacts f{"Model", "out/repository", "AMD EPYC", 2,
+  DeployFacts f{"Model", "", "out/repository", "AMD EPYC", 2,
                 {Holding("p99<=20ms@concurrency=8", Load::Closed(12)), Holding("p99<=5ms@concurrency=2", Load::Closed(3))},
                 ReplicaPlan{Load::Closed(20), 7, "p99<=5ms@concurrency=2: concurrency 20 / 3 per replica -> 7 replicas"}};
   const std::string y = InferenceServiceYaml(f);
@@ -45,14 +54,14 @@ TEST(DeployManifest, TheTightestSloSetsTheConcurrencyTargetAndTheReplicasTheMini
 }
 
 TEST(DeployManifest, ARateSloScalesOnRequestsPerSecond) {
-  DeployFacts f{"m", "r", "", 4, {Holding("p95<=20ms@rate=500", Load::Open(987.6))}, std::nullopt};
+  DeployFacts f{"m", "", "r", "", 4, {Holding("p95<=20ms@rate=500", Load::Open(987.6))}, std::nullopt};
   const std::string y = InferenceServiceYaml(f);
   EXPECT_THAT(y, HasSubstr("    scaleMetric: rps\n    scaleTarget: 987\n"));
   EXPECT_THAT(y, HasSubstr("    minReplicas: 1\n"));
 }
 
 TEST(DeployManifest, WithoutCapacityThereIsNoTargetAndTheManifestSaysWhy) {
-  DeployFacts f{"m", "r", "", 2, {}, std::nullopt};
+  DeployFacts f{"m", "", "r", "", 2, {}, std::nullopt};
   const std::string y = InferenceServiceYaml(f);
   EXPECT_THAT(y, Not(HasSubstr("scaleTarget")));
   EXPECT_THAT(y, Not(HasSubstr("deploymentMode")));

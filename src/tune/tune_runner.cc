@@ -37,8 +37,13 @@ Status CheckOutDir(const std::string& out) {
 // OUT/deploy/ once the final repository was served and measured; report.json's `deploy` (null when not written).
 nlohmann::json WriteDeploy(TuneState& state, const FinalCheck& final_check, const std::string& repository) {
   if (!final_check.ran) return nullptr;
-  const DeployFacts facts{state.given.plan.model_name, repository, state.given.system.cpu_model,
-                          state.given.system.logical_cores, final_check.capacity, final_check.replicas};
+  const DeployFacts facts{state.given.plan.model_name,
+                          ServiceName(state.given.settings->model_path, state.given.plan.model_name),
+                          repository,
+                          state.given.system.cpu_model,
+                          state.given.system.logical_cores,
+                          final_check.capacity,
+                          final_check.replicas};
   const std::string out_dir = state.given.settings->out_dir;
   if (Status written = WriteDeployManifests(facts, out_dir); !written.ok()) {
     state.ledger.skipped.push_back({"deploy", "OUT/deploy/inferenceservice.yaml", written.message()});
