@@ -97,7 +97,9 @@ TEST_F(TuneCliTest, MeetsAnEasySloAndWritesTheReportsAndARepository) {
     // A finalist that did not win carries its paired ratio; the incumbent that lost has none (it is the 1).
     for (const auto& t : s["trials"]) {
       const bool lost_incumbent = t["reason"].get<std::string>().starts_with("the incumbent;");
-      if (t["outcome"] == "not confirmed" && !lost_incumbent) EXPECT_TRUE(t["paired"].is_object()) << t.dump(2);
+      if (t["outcome"] == "not confirmed" && !lost_incumbent) {
+        EXPECT_TRUE(t["paired"].is_object()) << t.dump(2);
+      }
     }
   }
   for (const auto& l : body["baseline"]["loads"]) {
