@@ -12,6 +12,7 @@ import subprocess
 import time
 
 from hone_server import free_ports, http_get, port_open
+from podman_cli import LIMITS, podman
 
 CHECK_INTERVAL_MS = 200  # HAProxy's `inter`: how often it asks each replica /v2/health/ready
 
@@ -68,12 +69,6 @@ class Replica:
             return ""
 
 
-PODMAN = ["podman", "--runtime", "runc"]  # crun fails on these machines' cgroups
-# podman raises a container's open-file and process limits to 1M and 4M by default, which needs CAP_SYS_RESOURCE
-# (tests/python/test_image.py says more); every container here asks for 16384 of each.
-PODMAN_LIMITS = ["--ulimit", "nofile=16384:16384", "--ulimit", "nproc=16384:16384"]
-
-
 class ContainerReplica(Replica):
     """One replica as a pod runs it: the image under podman, hone serve its process 1, uid 1000, every capability
     dropped, a read-only root, the repository mounted read-only at /models and the image's ports 8000, 8001, 8002
@@ -87,23 +82,16 @@ class ContainerReplica(Replica):
         self.container = f"hone-replica-{name}-{self.http_port}"
         self.running = False
 
-    def _podman(self, *args, timeout: float = 120, check: bool = True) -> subprocess.CompletedProcess:
-        r = subprocess.run([*PODMAN, *map(str, args)], capture_output=True, text=True, timeout=timeout,
-                           stdin=subprocess.DEVNULL)
-        if check and r.returncode != 0:
-            raise AssertionError(f"podman {' '.join(map(str, args))}: exit {r.returncode}\n{r.stdout}{r.stderr}")
-        return r
-
     def start(self, timeout: float = 90) -> None:
-        self._podman("rm", "-f", self.container, check=False)
-        args = ["run", "-d", "--name", self.container, *PODMAN_LIMITS, "--cap-drop=all", "--security-opt",
+        podman("rm", "-f", self.container, check=False)
+        args = ["run", "-d", "--name", self.container, *LIMITS, "--cap-drop=all", "--security-opt",
                 "no-new-privileges", "--read-only", "--tmpfs", "/tmp",
                 "-p", f"127.0.0.1:{self.http_port}:8000", "-p", f"127.0.0.1:{self.grpc_port}:8001",
                 "-p", f"127.0.0.1:{self.metrics_port}:8002", "-v", f"{self.repository}:/models:ro", self.image,
                 "serve", "--model-repository", "/models", "--host", "0.0.0.0", *self.extra_args]
         with open(self.log_path, "a") as log:
             log.write(f"$ podman {' '.join(args)}\n")
-        self._podman(*args)
+        podman(*args)
         self.running = True
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -112,7 +100,7 @@ class ContainerReplica(Replica):
                     return
             except OSError:
                 pass
-            state = self._podman("inspect", "--format", "{{.State.Status}}", self.container, check=False).stdout
+            state = podman("inspect", "--format", "{{.State.Status}}", self.container, check=False).stdout
             if state.strip() == "exited":
                 self._keep_logs()
                 raise AssertionError(f"replica {self.name} exited:\n{self.log()}")
@@ -123,11 +111,11 @@ class ContainerReplica(Replica):
         """Sends sig to hone serve in the container and returns its exit code (137 after SIGKILL)."""
         if not self.running:
             return 0
-        self._podman("kill", "--signal", signal.Signals(sig).name, self.container, check=False)
+        podman("kill", "--signal", signal.Signals(sig).name, self.container, check=False)
         try:
-            code = int(self._podman("wait", self.container, timeout=timeout).stdout.strip().splitlines()[-1])
+            code = int(podman("wait", self.container, timeout=timeout).stdout.strip().splitlines()[-1])
         except subprocess.TimeoutExpired:
-            self._podman("kill", "--signal", "KILL", self.container, check=False)
+            podman("kill", "--signal", "KILL", self.container, check=False)
             raise AssertionError(f"replica {self.name} still running {timeout} s after {sig!r}:\n{self.log()}")
         finally:
             self.running = False
@@ -135,10 +123,10 @@ class ContainerReplica(Replica):
         return code
 
     def _keep_logs(self) -> None:
-        r = self._podman("logs", self.container, check=False)
+        r = podman("logs", self.container, check=False)
         with open(self.log_path, "a") as log:
             log.write(r.stdout + r.stderr)
-        self._podman("rm", "-f", self.container, check=False)
+        podman("rm", "-f", self.container, check=False)
 
 
 class Balancer:

@@ -28,22 +28,10 @@ import clients as c
 from hone_server import free_ports, http_get
 from model_repo import (FASHION_DIR, FASHION_INPUT, FASHION_OUTPUT, SLOW_INPUT, SLOW_OUTPUT, SLOW_WIDTH, ModelRepo,
                         fashion_data, slow_config)
+from podman_cli import LIMITS, podman
 
 IMAGE = os.environ.get("HONE_IMAGE", "")
-PODMAN = ["podman", "--runtime", "runc"]  # crun fails on these machines' cgroups
-# podman raises a container's open-file and process limits to 1M and 4M by default, which needs CAP_SYS_RESOURCE;
-# root on these machines lacks it ("error setting rlimit type 7: operation not permitted"), so every container
-# here asks for 16384 of each (a server holds far fewer). Kubernetes and a machine with the capability need none.
-LIMITS = ["--ulimit", "nofile=16384:16384", "--ulimit", "nproc=16384:16384"]
 START_TIMEOUT_S = 90
-
-
-def podman(*args, timeout: float = 120, check: bool = True) -> subprocess.CompletedProcess:
-    r = subprocess.run([*PODMAN, *map(str, args)], capture_output=True, text=True, timeout=timeout,
-                       stdin=subprocess.DEVNULL)
-    if check and r.returncode != 0:
-        raise AssertionError(f"podman {' '.join(map(str, args))}: exit {r.returncode}\n{r.stdout}{r.stderr}")
-    return r
 
 
 def record_figure(line: str) -> None:
