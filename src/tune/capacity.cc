@@ -134,11 +134,22 @@ SloCapacity FindCapacity(const Slo& slo, const CapacitySearch& search, const Cap
   return out;
 }
 
+// Some probe held: a search that ends without a load that holds failed to confirm one (Confirm's median), not
+// failed at the smallest load.
+bool HeldOnce(const SloCapacity& c) {
+  return std::any_of(c.probes.begin(), c.probes.end(), [](const CapacityProbe& p) { return p.holds; });
+}
+
 std::string CapacitySentence(const SloCapacity& c, int cores) {
   const std::string bound = fmt::format("p{:g} {} {}", c.slo.percentile, c.slo.strict ? "<" : "<=",
                                         FormatDuration(c.slo.bound_ns));
   const std::string machine = fmt::format("{} core{}", cores, cores == 1 ? "" : "s");
   if (!c.holds_up_to) {
+    if (c.fails_at && HeldOnce(c)) {
+      return fmt::format("{} held in one run at {} on {} but not in the median of {} runs there: the capacity sits "
+                         "within this load's noise (a larger --budget measures it again)",
+                         bound, c.fails_at->Label(), machine, c.repeats);
+    }
     if (c.fails_at) {
       return fmt::format("{} does not hold even at {} on {}: more replicas do not help; a faster model, config or "
                          "machine does",
@@ -170,7 +181,7 @@ Result<ReplicaPlan> ReplicasFor(const std::vector<SloCapacity>& capacities, cons
   std::string parts;
   for (const SloCapacity& c : capacities) {
     if (!c.holds_up_to) {
-      if (c.fails_at) {
+      if (c.fails_at && !HeldOnce(c)) {
         plan.replicas = 0;
         plan.arithmetic = fmt::format("{}: no number of replicas holds it (it fails at {} already)", c.slo.text,
                                       c.fails_at->Label());

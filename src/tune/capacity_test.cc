@@ -5,10 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace hone::tune {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 Slo ParsedSlo(const char* text) {
   auto slo = ParseSlo(text);
@@ -54,6 +57,29 @@ TEST(Capacity, ABoundThatFailsAtOneRequestCannotBeMetByReplicas) {
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->replicas, 0);
   EXPECT_THAT(plan->arithmetic, HasSubstr("no number of replicas holds it"));
+}
+
+TEST(Capacity, ALoadThatHeldOnceButNotInItsRepeatsIsNoiseNotAnUnreachableBound) {
+  // Holds up to concurrency 4 the first time each load is measured; every repeat of a load measured before fails.
+  std::map<int64_t, int> seen;
+  CapacityProbeFn noisy = [&](const Load& load) -> Result<LoadFigures> {
+    const bool again = seen[load.concurrency]++ > 0;
+    LoadFigures f;
+    f.load = load;
+    f.throughput_sps = 100.0 * static_cast<double>(load.concurrency);
+    f.p50_ns = f.p95_ns = f.p99_ns = (load.concurrency <= 4 && !again) ? 5'000'000 : 50'000'000;
+    f.requests = 1000;
+    return f;
+  };
+  const SloCapacity c = FindCapacity(ParsedSlo("p99<=10ms@concurrency=8"), {}, noisy);
+  EXPECT_FALSE(c.holds_up_to);
+  ASSERT_TRUE(c.fails_at);
+  EXPECT_EQ(c.fails_at->concurrency, 4);
+  const std::string sentence = CapacitySentence(c, 2);
+  EXPECT_THAT(sentence, HasSubstr("held in one run at concurrency 4 on 2 cores but not in the median of"));
+  EXPECT_THAT(sentence, Not(HasSubstr("more replicas do not help")));
+  // Not measured, so no replica count is claimed for it.
+  EXPECT_FALSE(ReplicasFor({c}, Load::Closed(16)).ok());
 }
 
 TEST(Capacity, TheSearchStopsAtItsCeilingAndSaysSo) {
