@@ -70,9 +70,12 @@ Grid MakeGrid(const TuneState& state, const Candidate& base, const std::vector<C
   return grid;
 }
 
-// The same windows and rounds as the stages', more finalists: the grid's best few are close to one another.
+// The same windows and rounds as the stages', more finalists: the grid's best few are close to one another. The
+// finalists are the best-ranked by the score alone (no CPU tie-break): the grid is the reference the stages'
+// picks are proven against, so it keeps the plainest rule.
 SearchSettings GridSearchSettings(TuneState& state) {
   SearchSettings s;
+  s.rank_tie = 0;
   s.rank_window_s = state.given.settings->quick ? 0.1 : 0.15;
   s.confirm_window_s = state.given.settings->quick ? 0.15 : 0.4;
   s.finalists = 3;

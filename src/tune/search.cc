@@ -123,7 +123,7 @@ SearchResult Search(const std::vector<Candidate>& candidates, const Objective& o
   RankEntries(context, result);
   const Rounds rounds = ConfirmFinalists(context, result);
   JudgeFinalists(context, rounds, result);
-  LabelEntries(rounds, result);
+  LabelEntries(rounds, settings, result);
   return result;
 }
 

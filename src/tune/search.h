@@ -98,6 +98,10 @@ struct SearchSettings {
   // win on the score or on CPU per sample must also be at least this large (a smaller gain is not worth a change).
   double same_within = 0.03;
   int finalists = 2;        // besides the incumbent
+  // One short ranking window cannot order candidates whose scores lie this close to the best-ranked one (the
+  // paired rounds measure +-5% to +-30% on a shared 2-core machine): among those, the finalists are the ones that
+  // need the least CPU per sample, the signal neighbours on the machine disturb far less.
+  double rank_tie = 0.10;
   // Checked before each measurement: false stops the search (budget spent or Ctrl-C); what is left is ranked out.
   std::function<bool()> may_continue;
   std::function<void(const std::string&)> progress;  // "rank 3 of 6: batch32-delay0"

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "tune/search_steps.h"
@@ -12,17 +14,49 @@
 namespace hone::tune {
 namespace {
 
-std::vector<size_t> PickFinalists(const Objective& objective, const SearchResult& result, int others) {
-  std::vector<size_t> order(result.entries.size());
-  std::iota(order.begin(), order.end(), size_t{0});
+// The geometric mean of a trial's CPU per sample over its loads; infinity without the figure (sorts last).
+double CpuPerSample(const TrialResult& trial) {
+  double log_sum = 0;
+  for (const LoadFigures& f : trial.loads) {
+    if (!(f.cpu_us_per_sample > 0)) return std::numeric_limits<double>::infinity();
+    log_sum += std::log(f.cpu_us_per_sample);
+  }
+  return trial.loads.empty() ? std::numeric_limits<double>::infinity()
+                             : std::exp(log_sum / double(trial.loads.size()));
+}
+
+// Entries ranked by Better; the challengers whose ranking score lies within rank_tie of the best-ranked one are
+// reordered by CPU per sample (cheapest first, ties keep the ranking's order), the rest follow as ranked.
+std::vector<size_t> RankOrder(const Objective& objective, const SearchResult& result, double rank_tie,
+                              std::vector<size_t>& tied_out) {
+  std::vector<size_t> order;
+  for (size_t i = 1; i < result.entries.size(); ++i) {
+    if (result.entries[i].measured) order.push_back(i);
+  }
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return Better(objective, result.entries[a], result.entries[b]); });
-  std::vector<size_t> finalists = {0};
-  for (size_t i : order) {
-    if (static_cast<int>(finalists.size()) > others) break;
-    if (i != 0 && result.entries[i].measured) finalists.push_back(i);
+  // Only among candidates that meet every SLO: below that, how close each comes to meeting them orders them.
+  if (order.empty() || !result.entries[order[0]].score.feasible) return order;
+  const Entry& top = result.entries[order[0]];
+  auto tied = [&](size_t i) {
+    const Entry& e = result.entries[i];
+    return e.score.feasible && ScoreRatio(objective, top.trial, e.trial) <= 1 + rank_tie;
+  };
+  const auto band_end = std::find_if_not(order.begin(), order.end(), tied);
+  if (band_end - order.begin() > 1) tied_out.assign(order.begin(), band_end);
+  std::stable_sort(order.begin(), band_end, [&](size_t a, size_t b) {
+    return CpuPerSample(result.entries[a].trial) < CpuPerSample(result.entries[b].trial);
+  });
+  return order;
+}
+
+void PickFinalists(const Objective& objective, const SearchResult& result, const SearchSettings& settings,
+                   Rounds& rounds) {
+  rounds.finalists = {0};
+  for (size_t i : RankOrder(objective, result, settings.rank_tie, rounds.tied)) {
+    if (static_cast<int>(rounds.finalists.size()) > settings.finalists) break;
+    rounds.finalists.push_back(i);
   }
-  return finalists;
 }
 
 // Whether more rounds could change what is known of challenger i against the incumbent.
@@ -34,6 +68,7 @@ bool Decided(const SearchContext& context, const Rounds& rounds, size_t i) {
 }  // namespace
 
 bool Rounds::is_finalist(size_t i) const { return std::find(finalists.begin(), finalists.end(), i) != finalists.end(); }
+bool Rounds::is_tied(size_t i) const { return std::find(tied.begin(), tied.end(), i) != tied.end(); }
 
 std::vector<TrialResult> Rounds::measured(size_t i) const {
   std::vector<TrialResult> out;
@@ -65,7 +100,7 @@ PairedRatio PairedCpu(const Rounds& rounds, size_t a, size_t b) {
 Rounds ConfirmFinalists(const SearchContext& context, SearchResult& result) {
   const SearchSettings& s = context.settings;
   Rounds rounds;
-  rounds.finalists = PickFinalists(context.objective, result, s.finalists);
+  PickFinalists(context.objective, result, s, rounds);
   rounds.by_entry.resize(result.entries.size());
   const size_t n = rounds.finalists.size();
   for (int round = 0; round < s.max_rounds && n > 1; ++round) {

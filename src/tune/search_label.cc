@@ -5,7 +5,7 @@
 
 namespace hone::tune {
 
-void LabelEntries(const Rounds& rounds, SearchResult& result) {
+void LabelEntries(const Rounds& rounds, const SearchSettings& settings, SearchResult& result) {
   const size_t winner = static_cast<size_t>(result.winner);
   for (size_t i = 0; i < result.entries.size(); ++i) {
     Entry& e = result.entries[i];
@@ -28,6 +28,12 @@ void LabelEntries(const Rounds& rounds, SearchResult& result) {
     } else {
       e.outcome = Outcome::kRankedOut;
       e.reason = fmt::format("{:.2f}x the incumbent in the ranking run{}", e.ratio_vs_incumbent, slo_note);
+      if (rounds.is_tied(i)) {
+        e.reason += fmt::format(
+            "; within {:.0f}% of the best-ranked, closer than one short window can order, and it needs more CPU "
+            "per sample than the finalists",
+            100 * settings.rank_tie);
+      }
     }
   }
 }

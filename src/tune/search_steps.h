@@ -23,9 +23,13 @@ struct SearchContext {
 // round (a measurement that failed has no loads).
 struct Rounds {
   std::vector<size_t> finalists;
+  // The challengers the ranking run could not order (within rank_tie of the best-ranked one), when two or more:
+  // the finalists among them were picked by CPU per sample.
+  std::vector<size_t> tied;
   std::vector<std::vector<TrialResult>> by_entry;  // by entry index, then by round
   int run = 0;                                     // complete rounds
   bool is_finalist(size_t i) const;
+  bool is_tied(size_t i) const;
   // Entry i's measurements that have figures.
   std::vector<TrialResult> measured(size_t i) const;
 };
@@ -44,6 +48,6 @@ Rounds ConfirmFinalists(const SearchContext& context, SearchResult& result);
 // 3. The winner, the signal that decided, the noise and the reason.
 void JudgeFinalists(const SearchContext& context, const Rounds& rounds, SearchResult& result);
 // 4. Every entry's outcome and reason.
-void LabelEntries(const Rounds& rounds, SearchResult& result);
+void LabelEntries(const Rounds& rounds, const SearchSettings& settings, SearchResult& result);
 
 }  // namespace hone::tune

@@ -144,6 +144,31 @@ TEST(Search, LessCpuDoesNotRescueACandidateMeasuredSlower) {
   EXPECT_NE(r.reason.find("measured worse"), std::string::npos) << r.reason;
 }
 
+TEST(Search, RankingScoresTooCloseToOrderAreOrderedByCpuPerSample) {
+  // One finalist: "loud" ranks 5% above "lean", closer than one ranking window can order; lean needs less CPU.
+  std::vector<Candidate> cs = {Named("incumbent", 0), Named("loud", 1), Named("lean", 2)};
+  SearchSettings one = Quiet();
+  one.finalists = 1;
+  SearchResult r = Search(
+      cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6, 120}}, {"loud", {1100, 2e6, 110}}, {"lean", {1050, 2e6, 90}}}),
+      one);
+  EXPECT_EQ(Winner(r).candidate.id, "lean") << r.reason;
+  EXPECT_EQ(r.entries[1].outcome, Outcome::kRankedOut);
+  EXPECT_NE(r.entries[1].reason.find("needs more CPU per sample"), std::string::npos) << r.entries[1].reason;
+}
+
+TEST(Search, ARankingLeadBeyondTheTieIsKeptWhateverTheCpu) {
+  std::vector<Candidate> cs = {Named("incumbent", 0), Named("fast", 1), Named("lean", 2)};
+  SearchSettings one = Quiet();
+  one.finalists = 1;
+  SearchResult r = Search(
+      cs, ClosedLoop(), Fixed({{"incumbent", {1000, 2e6, 120}}, {"fast", {1300, 2e6, 150}}, {"lean", {1050, 2e6, 90}}}),
+      one);
+  EXPECT_EQ(Winner(r).candidate.id, "fast") << r.reason;
+  EXPECT_EQ(r.entries[2].outcome, Outcome::kRankedOut);
+  EXPECT_EQ(r.entries[2].reason.find("CPU"), std::string::npos) << r.entries[2].reason;
+}
+
 TEST(Search, MeetingTheSloBeatsThroughput) {
   // "fast" has more throughput but misses p99<=5ms; "meets" holds it.
   std::vector<Candidate> cs = {Named("incumbent", 0), Named("fast", 1), Named("meets", 2)};
