@@ -44,6 +44,7 @@ void AddFlags(CLI::App& sub, QuantizeFlags& f) {
       ->delimiter(',');
   sub.add_option("--exclude-ops", o.exclude_op_types, "op types to keep in float (list)")->delimiter(',');
   sub.add_option("--exclude-nodes", o.exclude_nodes, "node names to keep in float (list)")->delimiter(',');
+  sub.add_option("--nodes", o.nodes, "quantize only these node names (list; of the op types above)")->delimiter(',');
   sub.add_flag("--per-tensor", f.per_tensor, "one weight scale per tensor instead of one per output channel");
   sub.add_option("--weight-range", f.weight_range,
                  "auto|full|reduced: INT8 weights in 8 or 7 bits (auto: 7 on x86 CPUs without VNNI, whose u8 x s8 "

@@ -52,6 +52,10 @@ struct QuantizeOptions {
   // Op types and node names to keep in float. An op type or node the model lacks is a warning, not an error.
   std::vector<std::string> exclude_op_types;
   std::vector<std::string> exclude_nodes;
+  // Only these node names (of the op types above), when not empty: a second pass over a model that quantizes one
+  // layer differently (an LLM's lm_head at 8 bits beside 4-bit blocks) names it here. A name the model lacks is a
+  // warning.
+  std::vector<std::string> nodes;
 
   // --- weights (dynamic, static) ---
   // One scale per output channel (Conv's M, MatMul's and Gemm's N) instead of one per tensor: much smaller error

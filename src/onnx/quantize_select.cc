@@ -58,7 +58,8 @@ int NameNodes(::onnx::GraphProto* graph) {
 
 NodeSelector::NodeSelector(const QuantizeOptions& options)
     : excluded_ops_(options.exclude_op_types.begin(), options.exclude_op_types.end()),
-      excluded_nodes_(options.exclude_nodes.begin(), options.exclude_nodes.end()) {
+      excluded_nodes_(options.exclude_nodes.begin(), options.exclude_nodes.end()),
+      only_nodes_(options.nodes.begin(), options.nodes.end()) {
   std::vector<std::string> ops = options.op_types.empty() ? DefaultOpTypes(options.mode) : options.op_types;
   op_types_.insert(ops.begin(), ops.end());
 }
@@ -66,7 +67,7 @@ NodeSelector::NodeSelector(const QuantizeOptions& options)
 bool NodeSelector::Selected(const ::onnx::NodeProto& node) const {
   if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
   return op_types_.count(node.op_type()) && !excluded_ops_.count(node.op_type()) &&
-         !excluded_nodes_.count(node.name());
+         !excluded_nodes_.count(node.name()) && (only_nodes_.empty() || only_nodes_.count(node.name()));
 }
 
 std::vector<std::string> NodeSelector::UnmatchedExclusions(const ::onnx::GraphProto& graph) const {
@@ -77,6 +78,8 @@ std::vector<std::string> NodeSelector::UnmatchedExclusions(const ::onnx::GraphPr
     if (!ops.count(op)) warnings.push_back("--exclude-ops '" + op + "': the model has no " + op + " node");
   for (const auto& name : excluded_nodes_)
     if (!names.count(name)) warnings.push_back("--exclude-nodes '" + name + "': the model has no node of that name");
+  for (const auto& name : only_nodes_)
+    if (!names.count(name)) warnings.push_back("--nodes '" + name + "': the model has no node of that name");
   return warnings;
 }
 

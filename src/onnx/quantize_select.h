@@ -38,11 +38,11 @@ class NodeSelector {
   explicit NodeSelector(const QuantizeOptions& options);
   // Whether `node` (of the default domain) is of an op type to quantize and not excluded.
   bool Selected(const ::onnx::NodeProto& node) const;
-  // Warnings for exclusions that match no node of `graph` or of its subgraphs.
+  // Warnings for exclusions (and --nodes names) that match no node of `graph` or of its subgraphs.
   std::vector<std::string> UnmatchedExclusions(const ::onnx::GraphProto& graph) const;
 
  private:
-  std::set<std::string> op_types_, excluded_ops_, excluded_nodes_;
+  std::set<std::string> op_types_, excluded_ops_, excluded_nodes_, only_nodes_;
 };
 
 }  // namespace hone::onnx

@@ -126,6 +126,21 @@ TEST(QuantizeDynamicTest, ExcludedNodesAndOpsStayFloat) {
   EXPECT_THAT(r.summary.warnings[0], HasSubstr("'LSTM': the model has no LSTM node"));
 }
 
+TEST(QuantizeDynamicTest, OnlyTheNamedNodesAreQuantized) {
+  testing::TempDir dir;
+  QuantizeOptions o = Dynamic();
+  o.nodes = {"absent"};
+  RoundTrip r = QuantizeAndRun(testing::MatMulModel(), o, testing::RandomTensor({4, 32}, 5), dir);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_THAT(r.summary.quantized, IsEmpty());
+  ASSERT_EQ(r.summary.warnings.size(), 1u);
+  EXPECT_THAT(r.summary.warnings[0], HasSubstr("--nodes 'absent': the model has no node of that name"));
+  o.nodes = {"mm"};
+  RoundTrip named = QuantizeAndRun(testing::MatMulModel(), o, testing::RandomTensor({4, 32}, 5), dir);
+  ASSERT_TRUE(named.error.empty()) << named.error;
+  EXPECT_EQ(named.summary.quantized.size(), 1u);
+}
+
 TEST(QuantizeDynamicTest, OldOpsetIsUpgradedNotRejected) {
   ::onnx::ModelProto m = testing::MatMulModel();
   m.mutable_opset_import(0)->set_version(10);
