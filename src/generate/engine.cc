@@ -1,6 +1,7 @@
 #include "generate/engine.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -150,7 +151,12 @@ void Engine::Impl::Admit(std::deque<std::unique_ptr<Sequence>>& waiting_now) {
       continue;
     }
     // Oldest first, strictly: a large request at the head is not overtaken by smaller ones (it would starve).
-    if (!cache->Reserve(&next.kv, static_cast<int64_t>(next.prompt.size()) + next.max_tokens).ok()) break;
+    const int64_t cached = options.prefix_cache ? cache->MatchPrefix(next.prompt, &next.kv) : 0;
+    if (!cache->Reserve(&next.kv, static_cast<int64_t>(next.prompt.size()) + next.max_tokens).ok()) {
+      cache->Release(&next.kv);  // the matched blocks go back to the cache
+      break;
+    }
+    next.prefilled = next.cached_tokens = cached;
     next.times.admitted = Clock::now();
     running.push_back(std::move(waiting_now.front()));
     waiting_now.pop_front();
@@ -217,13 +223,19 @@ void Engine::Impl::Loop() {
 }
 
 void Engine::Impl::PublishStats() {
-  int64_t used = 0;
-  for (const auto& s : running) used += cache->BlocksFor(s->kv.length);
+  // Distinct blocks: requests that share a cached prefix hold the same blocks.
+  std::unordered_set<int32_t> written;
+  for (const auto& s : running) {
+    const int64_t n = std::min(cache->BlocksFor(s->kv.length), static_cast<int64_t>(s->kv.blocks.size()));
+    written.insert(s->kv.blocks.begin(), s->kv.blocks.begin() + n);
+  }
+  const int64_t used = static_cast<int64_t>(written.size());
   std::lock_guard lock(mu);
   stats.running = static_cast<int64_t>(running.size());
   stats.kv_blocks_total = cache->total_blocks();
   stats.kv_blocks_reserved = cache->used_blocks();
   stats.kv_blocks_used = used;
+  stats.kv_blocks_cached = cache->cached_blocks();
   stats.kv_bytes_per_block = cache->bytes_per_block();
   stats.block_tokens = cache->block_tokens();
 }

@@ -56,6 +56,9 @@ struct EngineOptions {
   int64_t max_running = 32;             // sequences in the running batch at most
   int64_t max_waiting = 1024;           // queued requests at most; more are Unavailable at once
   int64_t context_length = 0;           // 0: the model's (hone.context_length)
+  // Full blocks of prompt positions stay cached after their request and serve a later prompt that starts with the
+  // same tokens (kv_cache.h): a shared system prompt is prefilled once.
+  bool prefix_cache = true;
 };
 
 enum class FinishReason { kStop, kLength, kCancelled, kError };
@@ -82,6 +85,7 @@ struct GenerationTimes {
 struct GenerationUpdate {
   std::string text;  // new text (may be empty: held back until a character or a stop sequence is certain)
   int64_t prompt_tokens = 0;
+  int64_t cached_tokens = 0;      // of the prompt, taken from the prefix cache instead of computed
   int64_t completion_tokens = 0;  // generated so far, this update's token included
   bool new_token = false;         // this update is for a newly generated token
   int64_t token = -1;             // its id (when new_token)
@@ -111,6 +115,7 @@ struct EngineStats {
   int64_t kv_blocks_total = 0;
   int64_t kv_blocks_reserved = 0;  // held by running sequences
   int64_t kv_blocks_used = 0;      // holding positions already written
+  int64_t kv_blocks_cached = 0;    // in the prefix table, held by a running sequence or not
   int64_t kv_bytes_per_block = 0;
   int64_t block_tokens = 0;
 };

@@ -25,6 +25,7 @@ struct Sequence {
   TextStream text;
   KvSequence kv;
   int64_t prefilled = 0;     // prompt positions in the cache
+  int64_t cached_tokens = 0;  // of them, taken from the prefix cache
   int64_t next_token = -1;   // sampled and not yet in the cache (>= 0 once the prompt is done)
   int64_t generated = 0;
   int64_t last_token = -1;   // the latest sampled token

@@ -108,6 +108,7 @@ Status Engine::Impl::PrefillChunk(Sequence& seq, int64_t chunk) {
   HONE_ASSIGN_OR_RETURN(DecoderOutput out, decoder->Run(step));
   cache->Append(out.present, 0, past, chunk, &seq.kv);
   seq.prefilled += chunk;
+  if (options.prefix_cache) cache->Register(seq.prompt, seq.prefilled, &seq.kv);
   if (seq.prefilled < static_cast<int64_t>(seq.prompt.size())) return Status::Ok();
   const int64_t kept = out.logits.shape()[1];
   const int64_t vocab = out.logits.shape()[2];
@@ -147,6 +148,7 @@ bool Engine::Impl::Deliver(Sequence& seq, int64_t token) {
   u.token = token;
   u.text = std::move(*text);
   u.prompt_tokens = static_cast<int64_t>(seq.prompt.size());
+  u.cached_tokens = seq.cached_tokens;
   u.completion_tokens = seq.generated;
   u.new_token = true;
   u.time = now;
@@ -160,6 +162,7 @@ void Engine::Impl::Finish(Sequence& seq, FinishReason reason, Status error, std:
   GenerationUpdate u;
   u.text = std::move(text);
   u.prompt_tokens = static_cast<int64_t>(seq.prompt.size());
+  u.cached_tokens = seq.cached_tokens;
   u.completion_tokens = seq.generated;
   u.new_token = reason == FinishReason::kStop || reason == FinishReason::kLength;
   if (u.new_token) u.token = seq.last_token;

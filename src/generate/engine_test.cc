@@ -31,6 +31,7 @@ struct Collector {
   std::optional<FinishReason> finish;
   Status error;
   int64_t prompt_tokens = 0;
+  int64_t cached_tokens = 0;
   int64_t completion_tokens = 0;
   int updates_after_finish = 0;
 
@@ -41,6 +42,7 @@ struct Collector {
       if (u.new_token) tokens.push_back(u.token);
       text += u.text;
       prompt_tokens = u.prompt_tokens;
+      cached_tokens = u.cached_tokens;
       completion_tokens = u.completion_tokens;
       if (u.finish) {
         finish = u.finish;
@@ -123,6 +125,37 @@ TEST(EngineTest, OpensTheTinyDecoder) {
   EngineStats stats = (*engine)->Stats();
   EXPECT_GT(stats.kv_blocks_total, 0);
   EXPECT_LE(stats.kv_blocks_total * stats.kv_bytes_per_block, 8 << 20);
+}
+
+TEST(EngineTest, APromptSharingAPrefixTakesItsBlocksFromTheCacheAndGetsTheTokensItGetsWithout) {
+  EngineOptions without = Tiny();
+  without.prefix_cache = false;
+  const GenerationRequest first = Ids(70, 8);  // 4 full blocks of 16 and 6 positions
+  GenerationRequest second = first;           // the same first 50 tokens (3 full blocks), then others
+  second.prompt_ids.resize(50);
+  for (int64_t i = 0; i < 12; ++i) second.prompt_ids.push_back(700 + i);
+  const std::vector<int64_t> first_alone = Alone(without, first), second_alone = Alone(without, second);
+
+  auto engine = Engine::Open(Tiny());
+  ASSERT_TRUE(engine.ok());
+  auto run = [&](const GenerationRequest& r) {
+    auto c = std::make_unique<Collector>();
+    EXPECT_TRUE((*engine)->Submit(r, c->Callback()).ok());
+    c->Wait();
+    return c;
+  };
+  auto a = run(first);
+  EXPECT_EQ(a->cached_tokens, 0);
+  EXPECT_EQ(a->tokens, first_alone);
+  auto b = run(second);
+  EXPECT_EQ(b->cached_tokens, 48);
+  EXPECT_EQ(b->prompt_tokens, 62);
+  EXPECT_EQ(b->tokens, second_alone);
+  auto again = run(first);
+  EXPECT_EQ(again->cached_tokens, 64);  // every full block of the prompt; the last 6 positions computed
+  EXPECT_EQ(again->tokens, first_alone);
+  ExpectNoBlocksReserved(**engine);
+  EXPECT_GE((*engine)->Stats().kv_blocks_cached, 4);
 }
 
 TEST(EngineTest, RequestsJoiningMidFlightGetTheTokensTheyGetAlone) {

@@ -27,7 +27,33 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const DecoderShape& shape, int6
                                                  double(floats) * sizeof(float) / (1 << 20)));
   c->free_.reserve(total_blocks);
   for (int64_t b = total_blocks - 1; b >= 0; --b) c->free_.push_back(static_cast<int32_t>(b));
+  c->info_.resize(static_cast<size_t>(total_blocks));
   return c;
+}
+
+int32_t KvCache::TakeBlock() {
+  int32_t b = -1;
+  if (!free_.empty()) {
+    b = free_.back();
+    free_.pop_back();
+  } else {
+    // Evict the least recently used cached block: its entry goes, and any entry naming it as parent stops
+    // matching (the serial it recorded is gone with it).
+    b = lru_.front();
+    lru_.pop_front();
+    BlockInfo& old = info_[b];
+    auto [first, last] = table_.equal_range(Key(old.parent, old.parent_serial, old.tokens));
+    for (auto it = first; it != last; ++it) {
+      if (it->second == b) {
+        table_.erase(it);
+        break;
+      }
+    }
+    old = BlockInfo{};
+    --cached_;
+  }
+  info_[b].refs = 1;
+  return b;
 }
 
 Status KvCache::Reserve(KvSequence* seq, int64_t positions) {
@@ -36,19 +62,92 @@ Status KvCache::Reserve(KvSequence* seq, int64_t positions) {
   if (needed > free_blocks())
     return Status::ResourceExhausted(
         fmt::format("KV cache: {} more blocks needed, {} free of {}", needed, free_blocks(), total_blocks_));
-  for (int64_t i = 0; i < needed; ++i) {
-    seq->blocks.push_back(free_.back());
-    free_.pop_back();
-  }
+  for (int64_t i = 0; i < needed; ++i) seq->blocks.push_back(TakeBlock());
   seq->reserved = static_cast<int64_t>(seq->blocks.size()) * block_tokens_;
   return Status::Ok();
 }
 
 void KvCache::Release(KvSequence* seq) {
-  for (auto it = seq->blocks.rbegin(); it != seq->blocks.rend(); ++it) free_.push_back(*it);
+  // Last block first: of a released chain the parents end up the more recently used, so eviction takes the
+  // children first and a cached prefix stays whole as long as it can.
+  for (auto it = seq->blocks.rbegin(); it != seq->blocks.rend(); ++it) {
+    BlockInfo& b = info_[*it];
+    if (--b.refs > 0) continue;
+    if (b.registered) {
+      b.lru = lru_.insert(lru_.end(), *it);
+    } else {
+      free_.push_back(*it);
+    }
+  }
   seq->blocks.clear();
   seq->length = 0;
   seq->reserved = 0;
+  seq->registered = 0;
+}
+
+uint64_t KvCache::Key(int32_t parent, uint64_t parent_serial, std::span<const int64_t> tokens) {
+  // FNV-1a over the parent and the token ids; Find compares the whole key, so a collision costs a lookup only.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  mix(static_cast<uint64_t>(static_cast<int64_t>(parent)));
+  mix(parent_serial);
+  for (int64_t t : tokens) mix(static_cast<uint64_t>(t));
+  return h;
+}
+
+int32_t KvCache::Find(int32_t parent, uint64_t parent_serial, std::span<const int64_t> tokens) const {
+  auto [first, last] = table_.equal_range(Key(parent, parent_serial, tokens));
+  for (auto it = first; it != last; ++it) {
+    const BlockInfo& b = info_[it->second];
+    if (b.parent == parent && b.parent_serial == parent_serial &&
+        std::equal(b.tokens.begin(), b.tokens.end(), tokens.begin(), tokens.end()))
+      return it->second;
+  }
+  return -1;
+}
+
+int64_t KvCache::MatchPrefix(std::span<const int64_t> tokens, KvSequence* seq) {
+  if (!seq->blocks.empty() || tokens.empty()) return 0;
+  const int64_t whole = (static_cast<int64_t>(tokens.size()) - 1) / block_tokens_;  // one token left to compute
+  int32_t parent = -1;
+  uint64_t parent_serial = 0;
+  for (int64_t i = 0; i < whole; ++i) {
+    const int32_t b = Find(parent, parent_serial, tokens.subspan(i * block_tokens_, block_tokens_));
+    if (b < 0) break;
+    BlockInfo& info = info_[b];
+    if (info.refs++ == 0) lru_.erase(info.lru);
+    seq->blocks.push_back(b);
+    parent = b;
+    parent_serial = info.serial;
+  }
+  seq->registered = static_cast<int64_t>(seq->blocks.size());
+  seq->length = seq->reserved = seq->registered * block_tokens_;
+  return seq->length;
+}
+
+void KvCache::Register(std::span<const int64_t> tokens, int64_t written, KvSequence* seq) {
+  const int64_t whole = std::min({written, seq->length, static_cast<int64_t>(tokens.size())}) / block_tokens_;
+  for (int64_t i = seq->registered; i < whole; ++i) {
+    const int32_t parent = i == 0 ? -1 : seq->blocks[i - 1];
+    const uint64_t parent_serial = parent < 0 ? 0 : info_[parent].serial;
+    const auto block_tokens = tokens.subspan(i * block_tokens_, block_tokens_);
+    if (Find(parent, parent_serial, block_tokens) >= 0) return;  // the same block is cached already
+    const int32_t b = seq->blocks[i];
+    BlockInfo& info = info_[b];
+    info.registered = true;
+    info.serial = next_serial_++;
+    info.parent = parent;
+    info.parent_serial = parent_serial;
+    info.tokens.assign(block_tokens.begin(), block_tokens.end());
+    table_.emplace(Key(parent, parent_serial, block_tokens), b);
+    ++cached_;
+    seq->registered = i + 1;
+  }
 }
 
 float* KvCache::Run(int32_t block, int cache, int head) const {

@@ -8,11 +8,20 @@
 //
 // Block layout: [layer][key, value][kv_head][token][head_size] floats, so a (layer, kv, head) run of a block is
 // contiguous in both the block and the dense tensor. Not thread-safe: the engine's one thread owns it.
+//
+// Prefix caching: a full block of prompt positions, once written, can be registered under its tokens and its
+// parent (the block before it in the same sequence), so that a later prompt that starts with the same tokens takes
+// the block as it is instead of computing it again (a shared system prompt is prefilled once). Shared blocks are
+// counted by reference and never written: a sequence only appends after its last full block. When no sequence
+// holds a registered block it stays cached, least recently used first out: Reserve takes free blocks first and
+// evicts cached ones only when none is left, so caching never refuses a request the pool could hold.
 #pragma once
 
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "base/result.h"
@@ -23,8 +32,9 @@ namespace hone::generate {
 
 struct KvSequence {
   std::vector<int32_t> blocks;
-  int64_t length = 0;    // positions written
-  int64_t reserved = 0;  // positions the blocks can hold (blocks.size() * block_tokens)
+  int64_t length = 0;      // positions written
+  int64_t reserved = 0;    // positions the blocks can hold (blocks.size() * block_tokens)
+  int64_t registered = 0;  // leading blocks in the prefix table: taken from it, or registered by this sequence
 };
 
 class KvCache {
@@ -36,7 +46,9 @@ class KvCache {
 
   int64_t block_tokens() const { return block_tokens_; }
   int64_t total_blocks() const { return total_blocks_; }
-  int64_t free_blocks() const { return static_cast<int64_t>(free_.size()); }
+  // Blocks a Reserve can take: the free ones and the cached ones no sequence holds.
+  int64_t free_blocks() const { return static_cast<int64_t>(free_.size() + lru_.size()); }
+  int64_t cached_blocks() const { return cached_; }  // registered in the prefix table, held or not
   int64_t used_blocks() const { return total_blocks_ - free_blocks(); }
   int64_t bytes_per_block() const { return floats_per_block_ * int64_t{sizeof(float)}; }
   // Blocks needed to hold `positions`.
@@ -45,8 +57,17 @@ class KvCache {
   // Grows `seq` to hold at least `positions` positions. ResourceExhausted (and `seq` unchanged) when the pool has
   // too few free blocks.
   Status Reserve(KvSequence* seq, int64_t positions);
-  // Returns every block of `seq` to the pool and empties it.
+  // Returns every block of `seq` to the pool (a registered block no other sequence holds stays cached) and empties
+  // it.
   void Release(KvSequence* seq);
+
+  // Takes into the empty `seq` the longest run of registered blocks that holds the first positions of `tokens`,
+  // leaving at least one token of `tokens` to compute (its logits give the next token). Returns the positions
+  // taken (a multiple of block_tokens; 0 when nothing matched).
+  int64_t MatchPrefix(std::span<const int64_t> tokens, KvSequence* seq);
+  // Registers the full blocks of `seq` that hold positions [0, written) of `tokens` and are not registered yet,
+  // in order; stops at a block whose tokens and parent are registered already (another sequence wrote the same).
+  void Register(std::span<const int64_t> tokens, int64_t written, KvSequence* seq);
 
   // Fills `past` (2 x layers tensors [rows, kv_heads, width, head_size], allocated here) with each row's positions
   // [0, length) and zeros after them. `width` >= every row's length.
@@ -66,6 +87,26 @@ class KvCache {
   int64_t floats_per_block_ = 0;
   std::unique_ptr<float[]> pool_;
   std::vector<int32_t> free_;  // a stack: the most recently freed block is reused first (still in cache)
+
+  // The prefix table. A registered block's key is its tokens and its parent's (block, serial): a block that is
+  // evicted and written again gets a new serial, so an entry that named it as parent no longer matches anything.
+  struct BlockInfo {
+    int32_t refs = 0;  // sequences holding it
+    bool registered = false;
+    uint64_t serial = 0;  // set when registered
+    int32_t parent = -1;  // -1: the sequence's first block
+    uint64_t parent_serial = 0;
+    std::vector<int64_t> tokens;
+    std::list<int32_t>::iterator lru;  // valid while registered and refs == 0
+  };
+  static uint64_t Key(int32_t parent, uint64_t parent_serial, std::span<const int64_t> tokens);
+  int32_t Find(int32_t parent, uint64_t parent_serial, std::span<const int64_t> tokens) const;  // -1: none
+  int32_t TakeBlock();  // a free block, else the least recently used cached one (unregistered); refs set to 1
+  std::vector<BlockInfo> info_;
+  std::unordered_multimap<uint64_t, int32_t> table_;
+  std::list<int32_t> lru_;  // registered, held by no sequence: front = least recently used
+  int64_t cached_ = 0;
+  uint64_t next_serial_ = 1;
 };
 
 }  // namespace hone::generate

@@ -229,3 +229,23 @@ def test_metrics_count_the_tokens(server, client):
     assert metric(server, "hone_llm_time_to_first_token_seconds_count", model="tiny") == ttft_before + 1
     assert metric(server, "hone_llm_kv_cache_blocks_total", model="tiny") > 0
     assert metric(server, "hone_llm_inter_token_latency_seconds_count", model="tiny") > 0
+
+
+def test_a_shared_prefix_is_computed_once_and_usage_says_so(server, client):
+    # A long "system prompt" (unique to this test), then two questions after it: the second request takes the
+    # prefix's full 16-token blocks from the cache (OpenAI's usage.prompt_tokens_details.cached_tokens) and gives
+    # what the same request gave when it computed everything.
+    system = " ".join(f"rule {i}: answer in plain words about topic {i * 7 % 13}." for i in range(12))
+    first = complete(client, system + " Question one?", max_tokens=10)
+    assert first.usage.prompt_tokens_details.cached_tokens == 0
+    cached_before = metric(server, "hone_llm_prompt_tokens_cached_total", model="tiny")
+    second = complete(client, system + " Question two, another one?", max_tokens=10)
+    cached = second.usage.prompt_tokens_details.cached_tokens
+    assert cached >= 64 and cached % 16 == 0, cached
+    assert cached < second.usage.prompt_tokens
+    assert metric(server, "hone_llm_prompt_tokens_cached_total", model="tiny") == cached_before + cached
+    assert metric(server, "hone_llm_kv_cache_blocks_cached", model="tiny") >= cached // 16
+    again = complete(client, system + " Question one?", max_tokens=10)
+    # Every full block of its own prompt this time, leaving at least the last token to compute.
+    assert again.usage.prompt_tokens_details.cached_tokens == (again.usage.prompt_tokens - 1) // 16 * 16 >= cached
+    assert again.choices[0].text == first.choices[0].text

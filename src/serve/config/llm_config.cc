@@ -15,7 +15,7 @@ Status Bad(const ConfigSource& src, const std::string& message) {
 
 constexpr std::string_view kKeys =
     "kv_cache_bytes, block_tokens, max_step_tokens, max_running, max_waiting, context_length, default_max_tokens, "
-    "intra_op_thread_count, tokenizer_file";
+    "intra_op_thread_count, tokenizer_file, prefix_cache";
 
 Result<int64_t> Integer(const ConfigSource& src, const std::string& key, const std::string& text, int64_t min,
                         int64_t max) {
@@ -58,6 +58,10 @@ Result<LlmParameters> LlmParametersFromConfig(const inference::ModelConfig& conf
     } else if (key == kIntraOpThreadCount) {
       HONE_ASSIGN_OR_RETURN(int64_t threads, Integer(src, key, text, 0, 1024));
       p.intra_op_threads = static_cast<int>(threads);
+    } else if (key == "prefix_cache") {
+      if (text != "true" && text != "false")
+        return Bad(src, fmt::format("parameter 'prefix_cache': expected true or false, got '{}'", text));
+      p.prefix_cache = text == "true";
     } else if (key == "tokenizer_file") {
       if (text.empty() || text.find('/') != std::string::npos || text.starts_with("."))
         return Bad(src, fmt::format("parameter 'tokenizer_file': expected a file name in the version folder, got "

@@ -41,6 +41,7 @@ struct LlmParameters {
   int64_t default_max_tokens = 0;  // 0: up to the context's end
   int intra_op_threads = 0;        // 0: not set
   std::string tokenizer_file = "tokenizer.json";
+  bool prefix_cache = true;
 };
 
 bool IsLlm(const inference::ModelConfig& config);

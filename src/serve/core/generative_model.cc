@@ -42,6 +42,7 @@ void GenerativeModel::RefreshGauges() const {
   metrics_->kv_blocks_total.Set(static_cast<double>(s.kv_blocks_total));
   metrics_->kv_blocks_reserved.Set(static_cast<double>(s.kv_blocks_reserved));
   metrics_->kv_blocks_used.Set(static_cast<double>(s.kv_blocks_used));
+  metrics_->kv_blocks_cached.Set(static_cast<double>(s.kv_blocks_cached));
   metrics_->kv_bytes_total.Set(static_cast<double>(s.kv_blocks_total * s.kv_bytes_per_block));
 }
 
@@ -69,6 +70,7 @@ Result<std::shared_ptr<generate::Generation>> GenerativeModel::Submit(generate::
       if (t.admitted.time_since_epoch().count() != 0) {
         m.queue_time.Observe(Seconds(t.admitted - t.arrival));
         m.prompt_tokens.Increment(static_cast<double>(u.prompt_tokens));
+        m.prompt_tokens_cached.Increment(static_cast<double>(u.cached_tokens));
       }
       switch (*u.finish) {
         case generate::FinishReason::kStop: m.finished_stop.Increment(); break;

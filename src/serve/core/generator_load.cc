@@ -65,6 +65,7 @@ Status LoadGenerator(const LoadVersionRequest& request, LoadedVersion& loaded) {
   options.max_running = params.max_running;
   options.max_waiting = params.max_waiting;
   options.context_length = params.context_length;
+  options.prefix_cache = params.prefix_cache;
   Result<std::unique_ptr<generate::Engine>> engine = generate::Engine::Open(options);
   if (!engine.ok()) return engine.status().WithContext(request.source.where);
   const double open_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();

@@ -76,6 +76,8 @@ struct MetricsRegistry::Impl {
   Family<Histogram>& llm_queue = HistogramFamily(registry, "hone_llm_queue_time_seconds",
                                                  "Time from arrival to admission into the running batch");
   Family<Counter>& prompt_tokens = CounterFamily(registry, "hone_llm_prompt_tokens_total", "Prompt tokens processed");
+  Family<Counter>& prompt_tokens_cached = CounterFamily(registry, "hone_llm_prompt_tokens_cached_total",
+                                                        "Prompt tokens taken from the prefix cache, not computed");
   Family<Counter>& generation_tokens = CounterFamily(registry, "hone_llm_generation_tokens_total",
                                                      "Tokens generated");
   Family<Counter>& finished = CounterFamily(registry, "hone_llm_requests_finished_total",
@@ -90,6 +92,9 @@ struct MetricsRegistry::Impl {
                                    .Help("KV cache blocks reserved by running requests").Register(registry);
   Family<Gauge>& kv_used = prometheus::BuildGauge().Name("hone_llm_kv_cache_blocks_used")
                                .Help("KV cache blocks holding written positions").Register(registry);
+  Family<Gauge>& kv_cached = prometheus::BuildGauge().Name("hone_llm_kv_cache_blocks_cached")
+                                 .Help("KV cache blocks in the prefix cache, held by a request or not")
+                                 .Register(registry);
   Family<Gauge>& kv_bytes = prometheus::BuildGauge().Name("hone_llm_kv_cache_bytes_total")
                                 .Help("Bytes allocated for the KV cache").Register(registry);
 
@@ -114,10 +119,10 @@ struct MetricsRegistry::Impl {
     };
     return std::unique_ptr<LlmMetrics>(new LlmMetrics{
         ttft.Add(labels, b), itl.Add(labels, b), tpot.Add(labels, b), e2e.Add(labels, b), llm_queue.Add(labels, b),
-        prompt_tokens.Add(labels), generation_tokens.Add(labels), finished.Add(with("stop")),
+        prompt_tokens.Add(labels), prompt_tokens_cached.Add(labels), generation_tokens.Add(labels), finished.Add(with("stop")),
         finished.Add(with("length")), finished.Add(with("cancelled")), finished.Add(with("error")),
         running.Add(labels), waiting.Add(labels), kv_total.Add(labels), kv_reserved.Add(labels),
-        kv_used.Add(labels), kv_bytes.Add(labels)});
+        kv_used.Add(labels), kv_cached.Add(labels), kv_bytes.Add(labels)});
   }
   void RemoveLlm(LlmMetrics& m) {
     ttft.Remove(&m.time_to_first_token);
@@ -126,6 +131,7 @@ struct MetricsRegistry::Impl {
     e2e.Remove(&m.e2e_latency);
     llm_queue.Remove(&m.queue_time);
     prompt_tokens.Remove(&m.prompt_tokens);
+    prompt_tokens_cached.Remove(&m.prompt_tokens_cached);
     generation_tokens.Remove(&m.generation_tokens);
     for (Counter* c : {&m.finished_stop, &m.finished_length, &m.finished_cancelled, &m.finished_error})
       finished.Remove(c);
@@ -134,6 +140,7 @@ struct MetricsRegistry::Impl {
     kv_total.Remove(&m.kv_blocks_total);
     kv_reserved.Remove(&m.kv_blocks_reserved);
     kv_used.Remove(&m.kv_blocks_used);
+    kv_cached.Remove(&m.kv_blocks_cached);
     kv_bytes.Remove(&m.kv_bytes_total);
   }
   void ReleaseLlm(const std::pair<std::string, int64_t>& key) {

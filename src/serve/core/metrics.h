@@ -72,6 +72,7 @@ struct LlmMetrics {
   prometheus::Histogram& e2e_latency;
   prometheus::Histogram& queue_time;
   prometheus::Counter& prompt_tokens;
+  prometheus::Counter& prompt_tokens_cached;  // of prompt_tokens, taken from the prefix cache
   prometheus::Counter& generation_tokens;
   prometheus::Counter& finished_stop;
   prometheus::Counter& finished_length;
@@ -82,6 +83,7 @@ struct LlmMetrics {
   prometheus::Gauge& kv_blocks_total;
   prometheus::Gauge& kv_blocks_reserved;
   prometheus::Gauge& kv_blocks_used;
+  prometheus::Gauge& kv_blocks_cached;
   prometheus::Gauge& kv_bytes_total;
 };
 

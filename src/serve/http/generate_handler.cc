@@ -61,12 +61,17 @@ int64_t UnixNow() {
       .count();
 }
 
-void Usage(JsonWriter& w, int64_t prompt, int64_t completion) {
+// OpenAI's usage object; prompt_tokens_details.cached_tokens as OpenAI's prompt caching reports it (vLLM too).
+void Usage(JsonWriter& w, const generate::GenerationUpdate& u) {
   w.Key("usage");
   w.BeginObject();
-  w.Field("prompt_tokens", prompt);
-  w.Field("completion_tokens", completion);
-  w.Field("total_tokens", prompt + completion);
+  w.Field("prompt_tokens", u.prompt_tokens);
+  w.Field("completion_tokens", u.completion_tokens);
+  w.Field("total_tokens", u.prompt_tokens + u.completion_tokens);
+  w.Key("prompt_tokens_details");
+  w.BeginObject();
+  w.Field("cached_tokens", u.cached_tokens);
+  w.EndObject();
   w.EndObject();
 }
 
@@ -147,7 +152,7 @@ struct RequestState {
   }
 
   // The last event with stream_options.include_usage: no choices, the usage.
-  std::string UsageChunk(int64_t prompt, int64_t completion) const {
+  std::string UsageChunk(const generate::GenerationUpdate& u) const {
     std::string out;
     JsonWriter w(out);
     w.BeginObject();
@@ -155,25 +160,25 @@ struct RequestState {
     w.Key("choices");
     w.BeginArray();
     w.EndArray();
-    Usage(w, prompt, completion);
+    Usage(w, u);
     w.EndObject();
     return Event(out);
   }
 
   // The whole reply of a request that did not stream.
-  std::string Whole(const char* finish, int64_t prompt, int64_t completion) {
+  std::string Whole(const char* finish, const generate::GenerationUpdate& u) {
     std::string out;
     JsonWriter w(out);
     w.BeginObject();
     Head(w);
     Choices(w, text, finish);
-    Usage(w, prompt, completion);
+    Usage(w, u);
     w.EndObject();
     return out;
   }
 
   // KServe generate: {"model_name", "model_version", "text_output"} (+ finish_reason and usage on the last).
-  std::string KServe(std::string_view text, const char* finish, int64_t prompt, int64_t completion) const {
+  std::string KServe(std::string_view text, const char* finish, const generate::GenerationUpdate& u) const {
     std::string out;
     JsonWriter w(out);
     w.BeginObject();
@@ -182,7 +187,7 @@ struct RequestState {
     w.Field("text_output", text);
     if (finish) {
       w.Field("finish_reason", finish);
-      Usage(w, prompt, completion);
+      Usage(w, u);
     }
     w.EndObject();
     return out;
@@ -201,8 +206,8 @@ struct RequestState {
         const Status s = u.error.ok() ? Status::Unavailable("the generation was cancelled") : u.error;
         reply(ErrorReply(endpoint, s));
       } else {
-        reply(HttpReply::Json(200, openai ? Whole(finish, u.prompt_tokens, u.completion_tokens)
-                                          : KServe(text, finish, u.prompt_tokens, u.completion_tokens)));
+        reply(HttpReply::Json(200, openai ? Whole(finish, u)
+                                          : KServe(text, finish, u)));
       }
       return;
     }
@@ -219,7 +224,7 @@ struct RequestState {
     }
     if (!openai) {
       if (!u.text.empty() || u.finish)
-        events->Write(Event(KServe(u.text, finish, u.prompt_tokens, u.completion_tokens)));
+        events->Write(Event(KServe(u.text, finish, u)));
       if (u.finish) events->Close();
       return;
     }
@@ -227,7 +232,7 @@ struct RequestState {
     if (!u.text.empty() || (chat() && !sent_role)) out += Chunk(u.text, nullptr);
     if (u.finish) {
       out += Chunk("", finish);
-      if (include_usage) out += UsageChunk(u.prompt_tokens, u.completion_tokens);
+      if (include_usage) out += UsageChunk(u);
       out += "data: [DONE]\n\n";
     }
     events->Write(std::move(out));

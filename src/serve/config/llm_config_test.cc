@@ -1,0 +1,49 @@
+#include "serve/config/llm_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "serve/config/test_util.h"
+
+namespace hone::serve {
+namespace {
+
+using ::testing::HasSubstr;
+
+Result<LlmParameters> FromText(const std::string& params) {
+  return LlmParametersFromConfig(testing::ParseOrFail("name: \"m\"\nbackend: \"hone_llm\"\n" + params),
+                                 ConfigSource{"models/m/config.pbtxt", "m"});
+}
+
+std::string Param(const std::string& key, const std::string& value) {
+  return "parameters { key: \"" + key + "\" value { string_value: \"" + value + "\" } }\n";
+}
+
+TEST(LlmConfigTest, DefaultsWithoutParameters) {
+  auto p = FromText("");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->block_tokens, 16);
+  EXPECT_TRUE(p->prefix_cache);
+  EXPECT_EQ(p->tokenizer_file, "tokenizer.json");
+}
+
+TEST(LlmConfigTest, PrefixCachingCanBeTurnedOffAndTakesOnlyTrueOrFalse) {
+  auto off = FromText(Param("prefix_cache", "false"));
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_FALSE(off->prefix_cache);
+  auto bad = FromText(Param("prefix_cache", "1"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("models/m/config.pbtxt: parameter 'prefix_cache': expected true or "
+                                                "false, got '1'"));
+}
+
+TEST(LlmConfigTest, AnUnknownParameterNamesTheOnesThereAre) {
+  auto bad = FromText(Param("prefix_caching", "true"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("parameter 'prefix_caching': not a parameter of backend"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("prefix_cache"));
+  EXPECT_FALSE(FromText(Param("block_tokens", "0")).ok());
+}
+
+}  // namespace
+}  // namespace hone::serve
