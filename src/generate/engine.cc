@@ -54,6 +54,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
         "x {} x 4 bytes)",
         options.kv_cache_bytes, block_bytes, options.block_tokens, shape.layers, shape.kv_heads, shape.head_size));
   HONE_ASSIGN_OR_RETURN(impl->cache, KvCache::Create(shape, options.block_tokens, blocks));
+  impl->grammars = std::make_unique<GrammarCache>(*impl->tokenizer, shape.vocab, shape.eos_token_ids);
   std::unique_ptr<Engine> engine(new Engine(std::move(impl)));
   engine->impl_->PublishStats();
   Impl* raw = engine->impl_.get();
@@ -109,7 +110,13 @@ Result<std::shared_ptr<Generation>> Engine::Submit(GenerationRequest request, Up
         "(kv_cache_bytes); lower max_tokens",
         prompt + max_tokens, prompt, max_tokens, im.cache->total_blocks() * im.cache->block_tokens()));
 
+  std::shared_ptr<ConstrainedGrammar> grammar;
+  if (request.format != OutputFormat::kText) {
+    HONE_ASSIGN_OR_RETURN(grammar, im.grammars->Get(request.format, request.json_schema));
+  }
+
   auto seq = std::make_unique<Sequence>(request.sampling, *im.tokenizer, std::move(request.stop));
+  if (grammar) seq->constraint.emplace(std::move(grammar));
   seq->handle = std::make_shared<Generation>();
   seq->handle->wake_ = [&im] { im.wake.notify_one(); };
   seq->on_update = std::move(on_update);

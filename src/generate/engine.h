@@ -38,6 +38,7 @@
 #include "base/result.h"
 #include "generate/chat_template.h"
 #include "generate/decoder.h"
+#include "generate/grammar_cache.h"
 #include "generate/sampler.h"
 #include "process/tokenizer.h"
 #include "runtime/session_options.h"
@@ -72,7 +73,12 @@ struct GenerationRequest {
   std::optional<int64_t> max_tokens;  // nullopt: up to the end of the context
   SamplingParams sampling;
   std::vector<std::string> stop;    // stop sequences (text)
-  bool ignore_eos = false;          // keep generating past the end-of-sequence token (for benchmarks)
+  bool ignore_eos = false;          // keep generating past the end-of-sequence token (for benchmarks; not with
+                                    // a JSON format, whose end is the grammar's)
+  // Structured output: each token is chosen among those that keep the text valid JSON (of `json_schema`, the
+  // schema's JSON text, with kJsonSchema); json_schema_grammar.h says which schemas can be enforced.
+  OutputFormat format = OutputFormat::kText;
+  std::string json_schema;
 };
 
 struct GenerationTimes {
@@ -127,7 +133,8 @@ class Engine {
   ~Engine();  // Stop(now)
 
   // Tokenizes and checks the request on the calling thread, then queues it. InvalidArgument when the prompt is
-  // empty or does not fit the context with max_tokens, or a parameter is out of range; Unavailable when the queue
+  // empty or does not fit the context with max_tokens, a parameter is out of range, or the JSON schema cannot be
+  // enforced; Unavailable when the queue
   // is full or the engine stopped. On success `on_update` will be called, from the engine thread, until an update
   // with `finish`.
   Result<std::shared_ptr<Generation>> Submit(GenerationRequest request, UpdateCallback on_update);

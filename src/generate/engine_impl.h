@@ -11,6 +11,7 @@
 #include "generate/engine.h"
 #include "generate/kv_cache.h"
 #include "generate/text_stream.h"
+#include "generate/token_constraint.h"
 
 namespace hone::generate {
 
@@ -29,6 +30,7 @@ struct Sequence {
   int64_t next_token = -1;   // sampled and not yet in the cache (>= 0 once the prompt is done)
   int64_t generated = 0;
   int64_t last_token = -1;   // the latest sampled token
+  std::optional<OutputConstraint> constraint;  // with a JSON response format
   GenerationTimes times;
 
   Sequence(const SamplingParams& sampling, const process::Tokenizer& tokenizer, std::vector<std::string> stop)
@@ -42,6 +44,7 @@ struct Engine::Impl {
   std::unique_ptr<process::Tokenizer> tokenizer;
   ChatTemplate chat;
   std::unique_ptr<KvCache> cache;  // engine thread only
+  std::unique_ptr<GrammarCache> grammars;
   int64_t context_length = 0;
 
   mutable std::mutex mu;
@@ -72,6 +75,8 @@ struct Engine::Impl {
   void Step();
   Status DecodeStep(std::vector<Sequence*>& rows);
   Status PrefillChunk(Sequence& seq, int64_t chunk);
+  // The next token of `seq` from its row of logits: sampled, within its output constraint if it has one.
+  Result<int64_t> Choose(Sequence& seq, std::span<const float> logits);
   // Delivers the token sampled for `seq`, finishing it when it ends. Returns whether it finished.
   bool Deliver(Sequence& seq, int64_t token);
   // Ends `seq` (last update), frees its blocks. Does not remove it from `running`.

@@ -79,7 +79,13 @@ Status Engine::Impl::DecodeStep(std::vector<Sequence*>& rows) {
   for (int64_t b = 0; b < batch; ++b) {
     Sequence& s = *rows[b];
     cache->Append(out.present, b, step.past, 1, &s.kv);
-    if (Deliver(s, s.sampler.Next({logits + b * vocab, static_cast<size_t>(vocab)}))) all_continue = false;
+    Result<int64_t> token = Choose(s, {logits + b * vocab, static_cast<size_t>(vocab)});
+    if (!token.ok()) {
+      Finish(s, FinishReason::kError, token.status());
+      all_continue = false;
+    } else if (Deliver(s, *token)) {
+      all_continue = false;
+    }
   }
   // Keep the batch only while every row goes on and the padding stays small against the real positions.
   int64_t longest = 0;
@@ -114,8 +120,16 @@ Status Engine::Impl::PrefillChunk(Sequence& seq, int64_t chunk) {
   const int64_t vocab = out.logits.shape()[2];
   // Without num_logits_to_keep the model gave every position's logits: the last row is the next token's.
   const float* last = out.logits.values<float>().data() + (kept - 1) * vocab;
-  Deliver(seq, seq.sampler.Next({last, static_cast<size_t>(vocab)}));
+  HONE_ASSIGN_OR_RETURN(const int64_t token, Choose(seq, {last, static_cast<size_t>(vocab)}));
+  Deliver(seq, token);
   return Status::Ok();
+}
+
+Result<int64_t> Engine::Impl::Choose(Sequence& seq, std::span<const float> logits) {
+  if (!seq.constraint) return seq.sampler.Next(logits);
+  HONE_ASSIGN_OR_RETURN(const int64_t token, seq.constraint->Choose(logits, seq.sampler));
+  seq.constraint->Accept(token);
+  return token;
 }
 
 bool Engine::Impl::Deliver(Sequence& seq, int64_t token) {
@@ -125,7 +139,8 @@ bool Engine::Impl::Deliver(Sequence& seq, int64_t token) {
   ++seq.generated;
   const auto& eos = decoder->shape().eos_token_ids;
   seq.last_token = token;
-  if (!seq.ignore_eos && std::find(eos.begin(), eos.end(), token) != eos.end()) {
+  // A constrained sequence ends where its grammar does (the constraint allows an end token only there).
+  if ((!seq.ignore_eos || seq.constraint) && std::find(eos.begin(), eos.end(), token) != eos.end()) {
     Finish(seq, FinishReason::kStop, Status::Ok(), seq.text.Finish());
     return true;
   }

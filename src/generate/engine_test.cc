@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 namespace hone::generate {
 namespace {
 
@@ -317,6 +319,33 @@ TEST(EngineTest, ASeedMakesSamplingReproducible) {
   EXPECT_EQ(Alone(options, r), first);
   r.sampling.seed = 43;
   EXPECT_NE(Alone(options, r), first);
+}
+
+TEST(EngineTest, AJsonSchemaRequestEndsWithJsonThatFitsWhateverTheModelSays) {
+  auto engine = Engine::Open(Tiny());
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  // The random model's logits are noise: the output is JSON because of the constraint. ignore_eos does not keep a
+  // constrained request going past its grammar's end.
+  GenerationRequest r = Greedy("Answer in JSON:", 200);
+  r.format = OutputFormat::kJsonSchema;
+  r.json_schema = R"({"type": "object", "properties": {"ok": {"type": "boolean"}, "n": {"type": "integer"}},
+                      "required": ["ok", "n"], "additionalProperties": false})";
+  for (int i = 0; i < 3; ++i) {
+    r.prompt += " again";
+    Collector c;
+    auto submitted = (*engine)->Submit(r, c.Callback());
+    ASSERT_TRUE(submitted.ok()) << submitted.status().ToString();
+    c.Wait();
+    EXPECT_TRUE(c.finish == FinishReason::kStop) << c.text;
+    const nlohmann::json doc = nlohmann::json::parse(c.text, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << c.text;
+    EXPECT_TRUE(doc["ok"].is_boolean() && doc["n"].is_number_integer() && doc.size() == 2) << c.text;
+  }
+  r.json_schema = R"({"type": "string", "pattern": "a+"})";
+  auto refused = (*engine)->Submit(r, [](const GenerationUpdate&) {});
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("'pattern' is not supported"), std::string::npos);
+  ExpectNoBlocksReserved(**engine);
 }
 
 TEST(EngineTest, StopEndsWhatIsLeftWithAnError) {

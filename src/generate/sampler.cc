@@ -19,7 +19,7 @@ Sampler::Sampler(const SamplingParams& params)
     : params_(params), rng_(params.seed ? *params.seed : std::random_device{}()) {}
 
 int64_t Sampler::Next(std::span<const float> logits) {
-  if (params_.temperature == 0 || params_.top_k == 1)
+  if (greedy())
     return std::max_element(logits.begin(), logits.end()) - logits.begin();
   const float max = *std::max_element(logits.begin(), logits.end());
   const double inv_t = 1.0 / params_.temperature;

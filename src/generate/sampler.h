@@ -27,6 +27,8 @@ class Sampler {
   explicit Sampler(const SamplingParams& params);
   // The chosen token id. `logits` is one row of the vocabulary.
   int64_t Next(std::span<const float> logits);
+  // Next takes the most likely token (temperature 0 or top_k 1).
+  bool greedy() const { return params_.temperature == 0 || params_.top_k == 1; }
 
  private:
   SamplingParams params_;

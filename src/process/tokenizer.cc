@@ -1,5 +1,6 @@
 #include "process/tokenizer.h"
 
+#include "process/byte_level.h"
 #include "process/tokenizer_added_vocabulary.h"
 #include "process/tokenizer_decoder.h"
 #include "process/tokenizer_json.h"
@@ -178,6 +179,29 @@ Result<std::string> Tokenizer::Decode(std::span<const int64_t> ids, bool skip_sp
   std::string text;
   for (const std::string& t : tokens) text += t;
   return text;
+}
+
+std::optional<std::string> Tokenizer::TokenBytes(int64_t id) const {
+  if (const AddedToken* t = added_->FindById(id)) {
+    if (t->special) return std::nullopt;
+    return t->content;
+  }
+  auto token = model_->IdToToken(id);
+  if (!token) return std::nullopt;
+  if (decoder_ != nullptr && decoder_->byte_level()) {
+    std::string bytes;
+    size_t pos = 0;
+    while (pos < token->size()) {
+      auto b = ByteLevelByte(NextCodePoint(*token, &pos));
+      if (!b) return std::nullopt;
+      bytes.push_back(static_cast<char>(*b));
+    }
+    return bytes;
+  }
+  const int64_t one[] = {id};
+  Result<std::string> text = Decode(one, /*skip_special_tokens=*/false);
+  if (!text.ok() || text->find("\xEF\xBF\xBD") != std::string::npos) return std::nullopt;
+  return *text;
 }
 
 std::optional<int64_t> Tokenizer::TokenToId(std::string_view token) const {

@@ -61,6 +61,11 @@ class Tokenizer {
   // neither the vocabulary nor the added tokens.
   Result<std::string> Decode(std::span<const int64_t> ids, bool skip_special_tokens = true) const;
 
+  // The bytes token `id` adds to a text on its own, for constrained decoding (which must know what each token
+  // would spell before choosing it): with a byte-level decoder its exact bytes, which may end inside a UTF-8
+  // character; otherwise its decoded text. nullopt for special added tokens, ids outside the vocabulary, and
+  // tokens whose text cannot be known alone (a decoded text with U+FFFD).
+  std::optional<std::string> TokenBytes(int64_t id) const;
   // Added tokens first, then the model's vocabulary, as tokenizers looks them up.
   std::optional<int64_t> TokenToId(std::string_view token) const;
   std::optional<std::string> IdToToken(int64_t id) const;

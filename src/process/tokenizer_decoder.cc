@@ -1,5 +1,6 @@
 #include "process/tokenizer_decoder.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "process/byte_level.h"
@@ -39,6 +40,7 @@ class ByteLevelDecoder final : public Decoder {
     *tokens = {Utf8Lossy(bytes)};
     return Status::Ok();
   }
+  bool byte_level() const override { return true; }
 };
 
 // Joins "##" continuations to their word and puts a space before every other token; with cleanup, removes the
@@ -170,6 +172,9 @@ class SequenceDecoder final : public Decoder {
   Status DecodeChain(std::vector<std::string>* tokens) const override {
     for (const auto& p : parts_) HONE_RETURN_IF_ERROR(p->DecodeChain(tokens));
     return Status::Ok();
+  }
+  bool byte_level() const override {
+    return std::any_of(parts_.begin(), parts_.end(), [](const auto& p) { return p->byte_level(); });
   }
 
  private:

@@ -321,6 +321,8 @@ void GenerateHandler::Handle(const Route& route, const ApiRequest& request, Repl
     HttpReply error = ErrorReply(endpoint, submitted.status(),
                                  submitted.status().message().find("context length") != std::string::npos
                                      ? (api == GenerateApi::kChatCompletions ? "messages" : "prompt")
+                                 : submitted.status().message().starts_with("the JSON schema")
+                                     ? "response_format.json_schema.schema"
                                      : "");
     return state->stream ? reply(std::move(error)) : state->reply(std::move(error));
   }

@@ -7,7 +7,8 @@
 namespace hone::serve::http {
 namespace {
 
-using nlohmann::json;
+// Ordered: a JSON schema's properties keep the order they were written in, which is the order the output follows.
+using json = nlohmann::ordered_json;
 
 struct Fault {
   std::string param;
@@ -112,6 +113,32 @@ void ReadStop(const Params& p, ParsedGeneration& out) {
   }
 }
 
+// OpenAI's response_format: {"type": "text"}, {"type": "json_object"}, or {"type": "json_schema", "json_schema":
+// {"name": ..., "schema": {...}, "strict": ...}}. The schema itself is checked when the engine compiles it.
+void ReadResponseFormat(const Params& p, ParsedGeneration& out) {
+  const json* f = p.Find("response_format");
+  if (!f) return;
+  const char* kParam = "response_format";
+  if (!f->is_object() || !f->contains("type") || !(*f)["type"].is_string())
+    throw Fault{kParam, "'response_format' must be an object with a 'type': \"text\", \"json_object\" or \"json_schema\""};
+  const std::string type = (*f)["type"].get<std::string>();
+  if (type == "text") return;
+  if (type == "json_object") {
+    out.request.format = generate::OutputFormat::kJsonObject;
+    return;
+  }
+  if (type != "json_schema")
+    throw Fault{kParam, fmt::format("'response_format.type' must be \"text\", \"json_object\" or \"json_schema\", got \"{}\"", type)};
+  auto spec = f->find("json_schema");
+  if (spec == f->end() || !spec->is_object())
+    throw Fault{"response_format.json_schema", "'response_format.json_schema' must be an object with a 'schema'"};
+  auto schema = spec->find("schema");
+  if (schema == spec->end() || !(schema->is_object() || schema->is_boolean()))
+    throw Fault{"response_format.json_schema.schema", "'response_format.json_schema.schema' must be a JSON schema (an object)"};
+  out.request.format = generate::OutputFormat::kJsonSchema;
+  out.request.json_schema = schema->dump();
+}
+
 void ReadSampling(const Params& p, GenerateApi api, ParsedGeneration& out) {
   generate::GenerationRequest& r = out.request;
   if (api == GenerateApi::kChatCompletions) {
@@ -131,6 +158,7 @@ void ReadSampling(const Params& p, GenerateApi api, ParsedGeneration& out) {
     throw Fault{m.starts_with("temperature") ? "temperature" : m.starts_with("top_p") ? "top_p" : "top_k", m};
   }
   ReadStop(p, out);
+  ReadResponseFormat(p, out);
   if (auto n = p.Integer("n"); n && *n != 1) throw Fault{"n", "'n': hone generates one choice per request (n = 1)"};
   if (auto n = p.Integer("best_of"); n && *n != 1) throw Fault{"best_of", "'best_of': only 1 is supported"};
   if (auto e = p.Bool("echo"); e && *e) throw Fault{"echo", "'echo' is not supported"};

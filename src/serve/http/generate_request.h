@@ -6,7 +6,8 @@
 //   model (OpenAI: required), prompt (a string, a one-string array, or an array of token ids), messages (chat:
 //   role and content, content a string or an array of {"type": "text", "text": ...} parts), max_tokens
 //   (max_completion_tokens for chat), temperature, top_p, top_k, seed, stop (a string or up to 4), stream,
-//   stream_options.include_usage, ignore_eos (vLLM's extension, for benchmarks), n (1 only), echo (false only),
+//   stream_options.include_usage, response_format (text, json_object, or json_schema: structured output by
+//   constrained decoding, generate/json_schema_grammar.h), ignore_eos (vLLM's extension, for benchmarks), n (1 only), echo (false only),
 //   logprobs (none only), presence_penalty and frequency_penalty (0 only), best_of (1 only), user.
 // A value hone cannot honour is an error naming it, never silently ignored; keys outside this list are ignored, as
 // vLLM does, so that clients that send extras (benchmarks, SDKs) work.

@@ -109,3 +109,46 @@ TEST(GenerateRequestTest, ErrorsNameTheParameter) {
 
 }  // namespace
 }  // namespace hone::serve::http
+
+namespace hone::serve::http {
+namespace {
+
+TEST(GenerateRequestTest, ResponseFormatKeepsTheSchemaAsWrittenPropertiesInOrder) {
+  auto r = Parse(GenerateApi::kChatCompletions,
+                 R"({"model": "m", "messages": [{"role": "user", "content": "x"}],
+                     "response_format": {"type": "json_schema", "json_schema": {"name": "p", "strict": true,
+                       "schema": {"type": "object", "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer"}}}}}})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->request.format, generate::OutputFormat::kJsonSchema);
+  EXPECT_EQ(r->request.json_schema,
+            R"({"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"integer"}}})");
+  auto o = Parse(GenerateApi::kCompletions, R"({"model": "m", "prompt": "x", "response_format": {"type": "json_object"}})");
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->request.format, generate::OutputFormat::kJsonObject);
+  auto t = Parse(GenerateApi::kCompletions, R"({"model": "m", "prompt": "x", "response_format": {"type": "text"}})");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->request.format, generate::OutputFormat::kText);
+  auto k = Parse(GenerateApi::kKServeGenerate, R"({"text_input": "x", "parameters": {"response_format": {"type": "json_object"}}})");
+  ASSERT_TRUE(k.ok());
+  EXPECT_EQ(k->request.format, generate::OutputFormat::kJsonObject);
+}
+
+TEST(GenerateRequestTest, AMalformedResponseFormatNamesWhatIsWrong) {
+  std::string param;
+  auto a = Parse(GenerateApi::kCompletions, R"({"model": "m", "prompt": "x", "response_format": {"type": "yaml"}})", &param);
+  EXPECT_EQ(a.status().message(), "'response_format.type' must be \"text\", \"json_object\" or \"json_schema\", got \"yaml\"");
+  EXPECT_EQ(param, "response_format");
+  auto b = Parse(GenerateApi::kCompletions, R"({"model": "m", "prompt": "x", "response_format": {"type": "json_schema"}})", &param);
+  EXPECT_FALSE(b.ok());
+  EXPECT_EQ(param, "response_format.json_schema");
+  auto c = Parse(GenerateApi::kCompletions,
+                 R"({"model": "m", "prompt": "x", "response_format": {"type": "json_schema", "json_schema": {"name": "n"}}})", &param);
+  EXPECT_FALSE(c.ok());
+  EXPECT_EQ(param, "response_format.json_schema.schema");
+  auto d = Parse(GenerateApi::kCompletions, R"({"model": "m", "prompt": "x", "response_format": "json"})", &param);
+  EXPECT_FALSE(d.ok());
+  EXPECT_EQ(param, "response_format");
+}
+
+}  // namespace
+}  // namespace hone::serve::http
