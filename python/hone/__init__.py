@@ -5,6 +5,7 @@ The same C++ core as the `hone` command (which this package installs too):
 >>> import hone
 >>> session = hone.Session("model.onnx")
 >>> outputs = session.run({"input": batch})
+>>> report = hone.bench("model.onnx", concurrency=[1, 8])      # every command, in process, as a typed report
 
 Errors are `hone.Error` subclasses (hone.errors) carrying the command line's messages.
 """
@@ -14,6 +15,10 @@ from __future__ import annotations
 from . import _hone
 from .errors import (Error, FailedPreconditionError, InternalError, InvalidArgumentError, NotFoundError,
                      ResourceExhaustedError, UnavailableError, UnimplementedError)
+from .commands import (BenchPoint, BenchReport, CompareReport, EvaluateReport, Report, TuneReport, VariantReport,
+                       bench, compare, convert, evaluate, info, profile, quantize, run, tune)
+from .export import ExportMismatchError, ExportReport, export
+from .serving import Server, serve
 from .session import Session, TensorInfo
 
 __version__: str = _hone.__version__
@@ -24,6 +29,8 @@ def onnxruntime_version() -> str:
     return _hone.onnxruntime_version()
 
 
-__all__ = ["Session", "TensorInfo", "Error", "InvalidArgumentError", "NotFoundError", "UnimplementedError",
+__all__ = ["Session", "TensorInfo", "serve", "Server", "export", "ExportReport", "ExportMismatchError", "run", "info", "bench", "compare", "evaluate", "quantize", "convert", "profile",
+           "tune", "Report", "BenchReport", "BenchPoint", "CompareReport", "EvaluateReport", "VariantReport",
+           "TuneReport", "Error", "InvalidArgumentError", "NotFoundError", "UnimplementedError",
            "FailedPreconditionError", "ResourceExhaustedError", "UnavailableError", "InternalError",
            "onnxruntime_version", "__version__"]

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -12,8 +11,7 @@ from . import _hone
 from .errors import InvalidArgumentError
 
 
-@dataclasses.dataclass(frozen=True)
-class TensorInfo:
+class TensorInfo(NamedTuple):
     """One input or output of a model: its name, numpy dtype name, shape (None for a dynamic dimension) and the
     dimensions' symbolic names ("" for fixed or unnamed ones)."""
 

@@ -4,6 +4,9 @@
 
 #include "base/version.h"
 #include "runtime/session.h"
+#include "check_binding.h"
+#include "command_binding.h"
+#include "serve_binding.h"
 #include "session_binding.h"
 #include "status_binding.h"
 
@@ -15,4 +18,7 @@ NB_MODULE(_hone, m) {
   m.def("onnxruntime_version", &hone::runtime::OrtVersion, "The version of the ONNX Runtime library loaded.");
   hone::python::RegisterStatus(m);
   hone::python::RegisterSession(m);
+  hone::python::RegisterCommands(m);
+  hone::python::RegisterServe(m);
+  hone::python::RegisterChecks(m);
 }
