@@ -18,6 +18,7 @@ from .errors import (Error, FailedPreconditionError, InternalError, InvalidArgum
 from .commands import (BenchPoint, BenchReport, CompareReport, EvaluateReport, Report, TuneReport, VariantReport,
                        bench, compare, convert, evaluate, info, profile, quantize, run, tune)
 from .export import ExportMismatchError, ExportReport, export
+from .output import set_log, set_progress
 from .serving import Server, serve
 from .session import Session, TensorInfo
 
@@ -29,7 +30,7 @@ def onnxruntime_version() -> str:
     return _hone.onnxruntime_version()
 
 
-__all__ = ["Session", "TensorInfo", "serve", "Server", "export", "ExportReport", "ExportMismatchError", "run", "info", "bench", "compare", "evaluate", "quantize", "convert", "profile",
+__all__ = ["set_progress", "set_log", "Session", "TensorInfo", "serve", "Server", "export", "ExportReport", "ExportMismatchError", "run", "info", "bench", "compare", "evaluate", "quantize", "convert", "profile",
            "tune", "Report", "BenchReport", "BenchPoint", "CompareReport", "EvaluateReport", "VariantReport",
            "TuneReport", "Error", "InvalidArgumentError", "NotFoundError", "UnimplementedError",
            "FailedPreconditionError", "ResourceExhaustedError", "UnavailableError", "InternalError",

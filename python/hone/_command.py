@@ -1,5 +1,6 @@
-"""The `hone` console entry: runs the hone binary shipped in this package, with the same arguments, exit status and
-signals (the process is replaced, not wrapped)."""
+"""The `hone` console entry: `hone export` runs here (it needs torch: export_command.py); every other command runs
+the hone binary shipped in this package, with the same arguments, exit status and signals (the process is
+replaced, not wrapped)."""
 
 from __future__ import annotations
 
@@ -13,5 +14,8 @@ def binary() -> str:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["export"]:
+        from .export_command import main as export_main
+        sys.exit(export_main(sys.argv[2:]))
     path = binary()
     os.execv(path, [path, *sys.argv[1:]])

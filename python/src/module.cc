@@ -6,6 +6,7 @@
 #include "runtime/session.h"
 #include "check_binding.h"
 #include "command_binding.h"
+#include "output_binding.h"
 #include "serve_binding.h"
 #include "session_binding.h"
 #include "status_binding.h"
@@ -21,4 +22,5 @@ NB_MODULE(_hone, m) {
   hone::python::RegisterCommands(m);
   hone::python::RegisterServe(m);
   hone::python::RegisterChecks(m);
+  hone::python::RegisterOutput(m);
 }

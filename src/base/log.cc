@@ -1,5 +1,7 @@
 #include "base/log.h"
 
+#include <mutex>
+
 #include <unistd.h>
 
 #include <atomic>
@@ -85,6 +87,19 @@ std::string FormatLogLine(LogFormat f, LogLevel level, std::string_view message,
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+std::mutex sink_mu;
+LogSink& Sink() {
+  static LogSink sink;
+  return sink;
+}
+}  // namespace
+
+void SetLogSink(LogSink sink) {
+  std::lock_guard lock(sink_mu);
+  Sink() = std::move(sink);
+}
+
 void WriteLogLine(LogLevel level, std::string_view message, const LogFields& fields) {
   if ((enabled_levels.load(std::memory_order_relaxed) & Bit(level)) == 0) return;
   if (level == LogLevel::kVerbose && verbosity.load(std::memory_order_relaxed) <= 0) return;
@@ -93,6 +108,13 @@ void WriteLogLine(LogLevel level, std::string_view message, const LogFields& fie
                     .count();
   // Built whole so that one write() carries it (atomic for a pipe or a tty).
   std::string line = FormatLogLine(GetLogFormat(), level, message, fields, micros);
+  {
+    std::lock_guard lock(sink_mu);
+    if (Sink()) {
+      Sink()(level, line);
+      return;
+    }
+  }
   size_t written = 0;
   while (written < line.size()) {
     ssize_t n = ::write(STDERR_FILENO, line.data() + written, line.size() - written);

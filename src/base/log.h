@@ -12,6 +12,8 @@
 // Every setter is thread-safe and may be called while other threads log; settings are process-wide.
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -49,6 +51,10 @@ void SetMinLogLevel(LogLevel level);
 void SetLogVerbosity(int verbosity);
 bool LogVerboseEnabled(int detail);
 void SetLogFormat(LogFormat format);
+// Where log lines go instead of standard error (each whole line, newline included); an empty function restores
+// standard error. For embedders that have a log of their own (the Python module hands them to a logger).
+using LogSink = std::function<void(LogLevel level, std::string_view line)>;
+void SetLogSink(LogSink sink);
 LogFormat GetLogFormat();
 
 // The line WriteLogLine would write for `message` at `level` (with its trailing newline), at `unix_micros`

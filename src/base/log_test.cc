@@ -55,3 +55,21 @@ TEST(LogTest, LevelsAndVerbosityGateLines) {
 
 }  // namespace
 }  // namespace hone
+
+namespace hone {
+namespace {
+
+TEST(LogSinkTest, ASinkReceivesWholeLinesInsteadOfStandardErrorUntilReset) {
+  std::vector<std::pair<LogLevel, std::string>> got;
+  SetLogSink([&](LogLevel level, std::string_view line) { got.emplace_back(level, std::string(line)); });
+  LogWarning("disk {} full", "/tmp");
+  SetLogSink({});
+  LogInfo("after the reset: to standard error");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].first, LogLevel::kWarning);
+  EXPECT_TRUE(got[0].second.starts_with("W ")) << got[0].second;
+  EXPECT_TRUE(got[0].second.ends_with("disk /tmp full\n")) << got[0].second;
+}
+
+}  // namespace
+}  // namespace hone

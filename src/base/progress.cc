@@ -22,9 +22,24 @@ double SteadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+std::mutex stderr_sink_mu;
+Progress::Sink& StderrSink() {
+  static Progress::Sink sink;
+  return sink;
+}
+
 }  // namespace
 
+void Progress::SetStderrSink(Sink sink) {
+  std::lock_guard lock(stderr_sink_mu);
+  StderrSink() = std::move(sink);
+}
+
 std::unique_ptr<Progress> Progress::ForStderr(std::string noun) {
+  {
+    std::lock_guard lock(stderr_sink_mu);
+    if (StderrSink()) return std::make_unique<Progress>(std::move(noun), false, StderrSink(), SteadySeconds);
+  }
   return std::make_unique<Progress>(std::move(noun), isatty(STDERR_FILENO) != 0,
                   [](std::string_view text) {
                     std::fwrite(text.data(), 1, text.size(), stderr);

@@ -26,6 +26,10 @@ class Progress {
   // Writes to standard error, as a terminal line when standard error is a terminal. `noun` names one step
   // ("point", "batch", "round", "row").
   static std::unique_ptr<Progress> ForStderr(std::string noun);
+  // Sends what ForStderr's progress would write to `sink` instead, as piped lines (one per finished step, at most
+  // one a second between the first and the last), for embedders with a display of their own (the Python module's
+  // callback or logger); an empty function restores standard error. Affects progress created afterwards.
+  static void SetStderrSink(Sink sink);
 
   // The seam for tests: `sink` receives exactly what would be written; `terminal` chooses the updating line.
   Progress(std::string noun, bool terminal, Sink sink, Clock clock);

@@ -98,3 +98,24 @@ TEST(ProgressTest, TerminalWithNothingShownClearsNothing) {
 
 }  // namespace
 }  // namespace hone
+
+namespace hone {
+namespace {
+
+TEST(ProgressSinkTest, ForStderrWritesPipedLinesToTheSinkWhileOneIsSet) {
+  std::string got;
+  Progress::SetStderrSink([&](std::string_view text) { got += text; });
+  {
+    auto p = Progress::ForStderr("round");
+    p->Start(2);
+    p->StepDone(1, "first");
+    p->StepDone(2, "second");
+  }
+  Progress::SetStderrSink({});
+  EXPECT_NE(got.find("round 1 of 2: first"), std::string::npos) << got;
+  EXPECT_NE(got.find("round 2 of 2: second"), std::string::npos) << got;
+  EXPECT_EQ(got.find('\r'), std::string::npos) << "piped lines, never the terminal's rewriting line";
+}
+
+}  // namespace
+}  // namespace hone

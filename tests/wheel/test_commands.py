@@ -69,3 +69,24 @@ def test_serve_answers_a_kserve_client_and_stops():
         urllib.request.urlopen(f"http://127.0.0.1:{port}/v2/health/live", timeout=2)
     with pytest.raises(hone.NotFoundError, match="no such directory"):
         hone.serve("/nonexistent/repository")
+
+
+def test_progress_and_log_lines_go_where_the_user_says(caplog):
+    import logging
+    lines = []
+    hone.set_progress(lines.append)
+    try:
+        hone.bench(MODEL, concurrency=[1, 2], window_ms=200, min_duration_s=0.2, min_requests=20, warmup_s=0.1)
+    finally:
+        hone.set_progress(None)
+    assert any(l.startswith("point 2 of 2: concurrency 2") for l in lines), lines
+    logger = logging.getLogger("hone.test")
+    hone.set_log(logger)
+    try:
+        with caplog.at_level(logging.INFO, logger="hone.test"):
+            with hone.serve(ROOT / "examples" / "image-classification"):
+                pass
+    finally:
+        hone.set_log(None)
+    assert any("fashion_model" in r.getMessage() and r.levelno == logging.INFO for r in caplog.records), \
+        [r.getMessage() for r in caplog.records]

@@ -93,3 +93,35 @@ def test_bad_arguments_are_named(tmp_path):
         hone.export(Branchy(), torch.ones(2, 3), tmp_path / "m.onnx", input_names=["x"], data={"y": np.ones(3)})
     with pytest.raises(hone.InvalidArgumentError, match="does not exist"):
         hone.export(Branchy(), torch.ones(2, 3), tmp_path / "missing" / "m.onnx")
+
+
+def test_the_hone_export_command_takes_torchscript_and_module_paths(tmp_path):
+    import subprocess
+    import sys
+    hone_cmd = str(pathlib.Path(sys.executable).parent / "hone")
+    torch.manual_seed(0)
+    cnn = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(4 * 26 * 26, 10))
+    torch.jit.save(torch.jit.trace(cnn, torch.zeros(1, 1, 28, 28)), tmp_path / "cnn.pt")
+    ok = subprocess.run([hone_cmd, "export", str(tmp_path / "cnn.pt"), "-o", str(tmp_path / "cnn.onnx"), "--input",
+                         "image:float32:1x1x28x28", "--output-name", "logits", "--dynamic", "image:0:batch",
+                         "logits:0:batch", "--data", str(DATA)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert "outputs logits match the module on 2 input shape(s): image [2000, 1, 28, 28]; image [1999, 1, 28, 28]" \
+        in ok.stdout
+    (tmp_path / "planted.py").write_text(
+        "import torch\n"
+        "class Branchy(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x * 2 if x.sum() > 0 else x + 1\n")
+    np.savez(tmp_path / "positive.npz", x=np.full((4, 3), 3.0, np.float32))  # x * 2 = 6 in torch, x + 1 = 4 exported
+    bad = subprocess.run([hone_cmd, "export", "planted:Branchy", "-o", str(tmp_path / "b.onnx"), "--input",
+                          "x:float32:2x3", "--data", str(tmp_path / "positive.npz")], capture_output=True, text=True,
+                         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    # Traced on the zeros example (the `x + 1` branch); the data takes the other one in torch.
+    assert bad.returncode == 1, bad.stderr
+    assert "differs from the module on inputs x [4, 3]" in bad.stderr and not (tmp_path / "b.onnx").exists()
+    usage = subprocess.run([hone_cmd, "export", "nothing:here", "-o", str(tmp_path / "n.onnx"), "--input",
+                            "x:float32:2x3"], capture_output=True, text=True)
+    assert usage.returncode == 2 and "No module named 'nothing'" in usage.stderr
+    # Other commands are the binary's.
+    assert subprocess.run([hone_cmd, "info", str(tmp_path / "cnn.onnx")], capture_output=True).returncode == 0
