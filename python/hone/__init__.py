@@ -15,7 +15,8 @@ from __future__ import annotations
 from . import _hone
 from .errors import (Error, FailedPreconditionError, InternalError, InvalidArgumentError, NotFoundError,
                      ResourceExhaustedError, UnavailableError, UnimplementedError)
-from .commands import (BenchPoint, BenchReport, CompareReport, EvaluateReport, Report, TuneReport, VariantReport,
+from .commands import (BenchPoint, BenchReport, CompareReport, EvaluateReport, Interrupted, Report, TuneReport,
+                       VariantReport,
                        bench, compare, convert, evaluate, info, profile, quantize, run, tune)
 from .export import ExportMismatchError, ExportReport, export
 from .output import set_log, set_progress
@@ -32,6 +33,6 @@ def onnxruntime_version() -> str:
 
 __all__ = ["set_progress", "set_log", "Session", "TensorInfo", "serve", "Server", "export", "ExportReport", "ExportMismatchError", "run", "info", "bench", "compare", "evaluate", "quantize", "convert", "profile",
            "tune", "Report", "BenchReport", "BenchPoint", "CompareReport", "EvaluateReport", "VariantReport",
-           "TuneReport", "Error", "InvalidArgumentError", "NotFoundError", "UnimplementedError",
+           "TuneReport", "Interrupted", "Error", "InvalidArgumentError", "NotFoundError", "UnimplementedError",
            "FailedPreconditionError", "ResourceExhaustedError", "UnavailableError", "InternalError",
            "onnxruntime_version", "__version__"]

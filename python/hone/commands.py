@@ -6,7 +6,9 @@ that is off). Each returns the command's JSON report as a typed object; the whol
 
 Exit meanings are the command line's: bad usage or input (exit 2) raises `hone.InvalidArgumentError` with the
 command's own message; a check that failed (exit 1: a variant that did not pass, an unstable measurement, an SLO not
-met) is a report with ``passed`` False, and raises only when the command wrote no report. Progress goes to standard
+met) is a report with ``passed`` False, and raises only when the command wrote no report. Ctrl-C stops the command
+as it stops the command line's, then raises `hone.Interrupted` (a KeyboardInterrupt) carrying the report of what
+finished. Progress goes to standard
 error as it does for the command; the text report the command prints is ``report.text``.
 """
 
@@ -194,7 +196,20 @@ def run(command: str, *positional: Any, **options: Any) -> Report:
         e = cls(message)
         e.exit_status = status
         raise e
-    return _REPORTS.get(envelope.get("report", command), Report)(envelope, status, out, err)
+    report = _REPORTS.get(envelope.get("report", command), Report)(envelope, status, out, err)
+    if status == 130:
+        # Ctrl-C: the command stopped as it does on the command line, reporting what finished; Python's way is to
+        # raise, with that report on the exception.
+        raise Interrupted(f"hone {command} was interrupted; what finished is in .report", report)
+    return report
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C while a command ran: ``report`` holds what it finished (its ``interrupted`` is true)."""
+
+    def __init__(self, message: str, report: Report):
+        super().__init__(message)
+        self.report = report
 
 
 def info(model, **options) -> Report:

@@ -90,3 +90,22 @@ def test_progress_and_log_lines_go_where_the_user_says(caplog):
         hone.set_log(None)
     assert any("fashion_model" in r.getMessage() and r.levelno == logging.INFO for r in caplog.records), \
         [r.getMessage() for r in caplog.records]
+
+
+def test_ctrl_c_stops_the_command_and_raises_with_what_finished(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    script = tmp_path / "interrupt.py"
+    script.write_text(
+        "import hone, sys\n"
+        "try:\n"
+        f"    hone.bench({str(MODEL)!r}, concurrency=[1, 2, 4, 8, 16, 32], quiet=True)\n"
+        "except hone.Interrupted as e:\n"
+        "    print('interrupted', e.report.exit_status, e.report.body['interrupted'], isinstance(e, KeyboardInterrupt))\n")
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=60)
+    assert out.strip() == "interrupted 130 True True", out
