@@ -213,7 +213,11 @@ class Interrupted(KeyboardInterrupt):
 
 
 def info(model, **options) -> Report:
-    """`hone info MODEL`: inputs, outputs, operators, parameters."""
+    """`hone info MODEL`: inputs, outputs, operators, parameters.
+
+    >>> hone.info("model.onnx").body["parameter_count"]
+    105868
+    """
     return run("info", model, **options)
 
 
@@ -227,27 +231,45 @@ def bench(model=None, **options) -> BenchReport:
 
 
 def compare(reference, candidate, **options) -> CompareReport:
-    """`hone compare REFERENCE CANDIDATE`: outputs on the same inputs against tolerances (``passed``)."""
+    """`hone compare REFERENCE CANDIDATE`: outputs on the same inputs against tolerances (``passed``).
+
+    >>> hone.compare("model.onnx", "model.int8.onnx", data="test.npz", atol=["logits:1e-3"]).passed
+    True
+    """
     return run("compare", reference, candidate, **options)
 
 
 def evaluate(model, **options) -> EvaluateReport:
-    """`hone evaluate MODEL --data D.npz`: task metrics, slices, calibration, robustness."""
+    """`hone evaluate MODEL --data D.npz`: task metrics, slices, calibration, robustness.
+
+    >>> hone.evaluate("model.onnx", data="test.npz").metrics["accuracy"]["value"]
+    0.9025
+    """
     return run("evaluate", model, **options)
 
 
 def quantize(model, output, **options) -> VariantReport:
-    """`hone quantize MODEL -o OUTPUT --mode ...`: the variant, verified against its source (``verdict``)."""
+    """`hone quantize MODEL -o OUTPUT --mode ...`: the variant, verified against its source (``verdict``).
+
+    >>> r = hone.quantize("model.onnx", "model.int8.onnx", mode="dynamic", data="test.npz")
+    >>> r.verdict, r.output          # "failed" when it is slower or less accurate than its source
+    """
     return run("quantize", model, output=output, **options)
 
 
 def convert(model, output, **options) -> VariantReport:
-    """`hone convert MODEL -o OUTPUT --to fp16|bf16`: the variant, verified against its source."""
+    """`hone convert MODEL -o OUTPUT --to fp16|bf16`: the variant, verified against its source.
+
+    >>> hone.convert("model.onnx", "model.bf16.onnx", to="bf16", data="test.npz").verdict
+    """
     return run("convert", model, output=output, **options)
 
 
 def profile(model, **options) -> Report:
-    """`hone profile MODEL`: where the time goes, per operator."""
+    """`hone profile MODEL`: where the time goes, per operator.
+
+    >>> [op["op_type"] for op in hone.profile("model.onnx", batch=8).body["op_types"][:3]]
+    """
     return run("profile", model, **options)
 
 
