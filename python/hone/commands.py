@@ -6,9 +6,9 @@ that is off). Each returns the command's JSON report as a typed object; the whol
 
 Exit meanings are the command line's: bad usage or input (exit 2) raises `hone.InvalidArgumentError` with the
 command's own message; a check that failed (exit 1: a variant that did not pass, an unstable measurement, an SLO not
-met) is a report with ``passed`` False, and raises only when the command wrote no report. Ctrl-C stops the command
-as it stops the command line's, then raises `hone.Interrupted` (a KeyboardInterrupt) carrying the report of what
-finished. Progress goes to standard
+met) is a report with ``passed`` False, and raises only when the command wrote no report. Ctrl-C stops bench and
+tune as it stops the command line's, then raises `hone.Interrupted` (a KeyboardInterrupt) carrying the report of
+what finished; the other commands run to their end and the KeyboardInterrupt comes as they return. Progress goes to standard
 error as it does for the command; the text report the command prints is ``report.text``.
 """
 
@@ -170,6 +170,10 @@ def run(command: str, *positional: Any, **options: Any) -> Report:
     """Runs ``hone COMMAND POSITIONAL... --OPTION VALUE...`` in this process and returns its report."""
     import tempfile  # here, not at import: it costs milliseconds a Session-only user need not pay
 
+    if command == "serve":
+        # The command line's serve owns the process's signals until it exits; hone.serve is the in-process server.
+        raise InvalidArgumentError("use hone.serve(repository) to serve from Python (hone.run('serve') would take "
+                                   "over the process's signals)")
     if not _flags(command) and command not in ("version", "help"):
         raise InvalidArgumentError(f"hone has no command '{command}'")
     with tempfile.TemporaryDirectory(prefix="hone-") as tmp:

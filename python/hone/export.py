@@ -168,6 +168,10 @@ def export(module, example_inputs, path: str | os.PathLike, *, input_names: Opti
                         f"the exported model differs from the module on inputs {shape_text}:\n"
                         f"{report.text.strip()}\nkept for reproduction: {kept_model} and {kept_inputs}"
                         + (f"\nthe exporter warned: {'; '.join(exporter_warnings)}" if exporter_warnings else ""))
+        # NamedTemporaryFile made it owner-only; a model is read by servers running as other users.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staged.name, 0o666 & ~umask)
         os.replace(staged.name, path)
         return ExportReport(path, input_names, output_names, shapes, comparisons, exporter_warnings)
     finally:

@@ -10,6 +10,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "bench/interrupt.h"
 #include "cli/run.h"
 
 namespace nb = nanobind;
@@ -29,6 +30,11 @@ class Capture {
   std::ostringstream text_;
   std::streambuf* saved_;
 };
+
+// Captured text as a Python str; bytes that are not UTF-8 (a path in another encoding) are replaced.
+nb::object Text(const std::string& s) {
+  return nb::steal(PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
+}
 
 // The command line keeps process-wide state (the report context, the streams): one command at a time.
 std::mutex g_command_mu;
@@ -51,7 +57,7 @@ nb::tuple RunCommand(const std::vector<std::string>& args) {
     err = captured_err.text();
   }
   if (PyErr_CheckSignals() != 0) throw nb::python_error();
-  return nb::make_tuple(status, out, err);
+  return nb::make_tuple(status, Text(out), Text(err));
 }
 
 std::vector<std::tuple<std::string, bool, bool>> Flags(const std::string& command) {
@@ -63,6 +69,8 @@ std::vector<std::tuple<std::string, bool, bool>> Flags(const std::string& comman
 }  // namespace
 
 void RegisterCommands(nb::module_& m) {
+  // A second Ctrl-C must not end the interpreter (the command line's bench exits at once on it).
+  bench::InterruptScope::SetSecondInterruptExits(false);
   m.def("run_command", &RunCommand, nb::arg("args"),
         "Runs `hone ARGS...` in this process: (exit status, standard output text, standard error text).");
   m.def("command_flags", &Flags, nb::arg("command"),

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "base/log.h"
 #include "base/progress.h"
@@ -20,12 +21,19 @@ struct PyCallback {
     nb::gil_scoped_acquire gil;
     fn.reset();
   }
-  void operator()(nb::str text) const {
+  // Never throws: it runs on whatever C++ thread reported. Invalid UTF-8 (a path in another encoding) is replaced.
+  void operator()(std::string_view text) const noexcept {
     nb::gil_scoped_acquire gil;
+    PyObject* str = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+    if (str == nullptr) {
+      PyErr_Clear();
+      return;
+    }
     try {
-      fn(text);
+      fn(nb::steal<nb::str>(str));
     } catch (nb::python_error& e) {
       e.discard_as_unraisable(fn);
+    } catch (...) {
     }
   }
   nb::object fn;
@@ -39,10 +47,7 @@ void SetProgressSink(nb::object fn) {
   }
   auto callback = std::make_shared<PyCallback>(std::move(fn));
   nb::gil_scoped_release unlocked;
-  Progress::SetStderrSink([callback](std::string_view text) {
-    nb::gil_scoped_acquire gil;
-    (*callback)(nb::str(text.data(), text.size()));
-  });
+  Progress::SetStderrSink([callback](std::string_view text) { (*callback)(text); });
 }
 
 void SetLogSink(nb::object fn) {
@@ -53,10 +58,7 @@ void SetLogSink(nb::object fn) {
   }
   auto callback = std::make_shared<PyCallback>(std::move(fn));
   nb::gil_scoped_release unlocked;
-  hone::SetLogSink([callback](LogLevel, std::string_view line) {
-    nb::gil_scoped_acquire gil;
-    (*callback)(nb::str(line.data(), line.size()));
-  });
+  hone::SetLogSink([callback](LogLevel, std::string_view line) { (*callback)(line); });
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "serve_binding.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -19,6 +20,10 @@ class ServerHandle {
   // Opens the repository, binds the ports (0: any free one) and loads every model; a model that fails to load
   // stops the server and raises with the server's message (a Python caller wants all or nothing).
   ServerHandle(const std::string& repository, const std::string& host, int http_port, int grpc_port) {
+    for (auto [name, port] : {std::pair{"http_port", http_port}, std::pair{"grpc_port", grpc_port}})
+      if (port < 0 || port > 65535)
+        ThrowIfError(Status::InvalidArgument(std::string(name) + " must be in [0, 65535] (0: any free port), got " +
+                                             std::to_string(port)));
     harness::ServerAssemblyOptions o;
     o.server.model_repository = repository;
     o.http.emplace();
@@ -42,12 +47,14 @@ class ServerHandle {
   bool running() const { return server_ != nullptr; }
 
   // Stops taking requests, lets those in flight finish for up to `grace_s`, then closes. Idempotent.
+  // Taken out of the handle while the GIL is held, so that two threads stopping at once (a `with` block and a
+  // watchdog) cannot both shut it down, and the ports read as 0 from then on.
   void Stop(double grace_s) {
-    if (!server_) return;
+    std::unique_ptr<harness::AssembledServer> server = std::move(server_);
+    if (!server) return;
     nb::gil_scoped_release unlocked;
-    server_->Shutdown(std::chrono::steady_clock::now() +
-                      std::chrono::milliseconds(static_cast<int64_t>(grace_s * 1000)));
-    server_.reset();
+    server->Shutdown(std::chrono::steady_clock::now() +
+                     std::chrono::milliseconds(static_cast<int64_t>(std::max(grace_s, 0.0) * 1000)));
   }
 
  private:

@@ -106,6 +106,10 @@ class SessionHandle {
     const runtime::ModelMetadata& md = session_->metadata();
     std::vector<Tensor> inputs(md.inputs.size());
     std::vector<bool> given(md.inputs.size(), false);
+    // The arrays the tensors borrow from, alive until the run is over. No conversion: a cast that copied would
+    // leave the tensor pointing at a copy freed at the end of this loop (hone.Session makes arrays contiguous).
+    std::vector<InputArray> held;
+    held.reserve(md.inputs.size());
     for (auto [key, value] : feeds) {
       const std::string name = nb::cast<std::string>(key);
       const int index = md.FindInput(name);
@@ -114,7 +118,10 @@ class SessionHandle {
         for (const auto& io : md.inputs) names += (names.empty() ? "" : ", ") + io.name;
         ThrowIfError(Status::InvalidArgument(fmt::format("the model has no input '{}' (its inputs: {})", name, names)));
       }
-      InputArray array = nb::cast<InputArray>(value);
+      InputArray array;
+      if (!nb::try_cast<InputArray>(value, array, /*convert=*/false))
+        ThrowIfError(Status::InvalidArgument(fmt::format(
+            "input '{}' must be a C-contiguous array on the CPU (hone.Session converts other layouts)", name)));
       const DtypeName* dtype = ByDlpack(array.dtype());
       const runtime::IoSpec& io = md.inputs[static_cast<size_t>(index)];
       if (dtype == nullptr || dtype->type != io.type)
@@ -124,6 +131,7 @@ class SessionHandle {
       for (size_t d = 0; d < array.ndim(); ++d) shape.push_back(static_cast<int64_t>(array.shape(d)));
       inputs[static_cast<size_t>(index)] = ValueOrThrow(Tensor::Borrow(
           dtype->type, std::move(shape), const_cast<void*>(array.data()), array.nbytes()));
+      held.push_back(std::move(array));
       given[static_cast<size_t>(index)] = true;
     }
     for (size_t i = 0; i < given.size(); ++i)

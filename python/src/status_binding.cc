@@ -18,7 +18,9 @@ void RegisterStatus(nb::module_& m) {
       // raised, so that the module loads without it.
       nb::object errors = nb::module_::import_("hone.errors");
       nb::object cls = errors.attr("error_class")(std::string(StatusCodeName(e.status.code())));
-      PyErr_SetObject(cls.ptr(), nb::str(e.status.message().c_str()).ptr());
+      const std::string& m = e.status.message();
+      nb::object text = nb::steal(PyUnicode_DecodeUTF8(m.data(), static_cast<Py_ssize_t>(m.size()), "replace"));
+      PyErr_SetObject(cls.ptr(), text.ptr());
     }
   });
 }

@@ -108,12 +108,14 @@ void WriteLogLine(LogLevel level, std::string_view message, const LogFields& fie
                     .count();
   // Built whole so that one write() carries it (atomic for a pipe or a tty).
   std::string line = FormatLogLine(GetLogFormat(), level, message, fields, micros);
+  LogSink sink;
   {
     std::lock_guard lock(sink_mu);
-    if (Sink()) {
-      Sink()(level, line);
-      return;
-    }
+    sink = Sink();  // a copy, called unlocked: a sink that logs, or sets the sink, must not deadlock
+  }
+  if (sink) {
+    sink(level, line);
+    return;
   }
   size_t written = 0;
   while (written < line.size()) {

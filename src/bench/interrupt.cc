@@ -10,11 +10,12 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 
+std::atomic<bool> g_second_exits{true};
 struct sigaction g_previous;
 
 extern "C" void OnSigint(int) {
   // The second Ctrl-C: the user does not want to wait for the report.
-  if (g_interrupted.exchange(true)) _exit(kExitInterrupted);
+  if (g_interrupted.exchange(true) && g_second_exits.load()) _exit(kExitInterrupted);
 }
 
 }  // namespace
@@ -32,5 +33,7 @@ InterruptScope::InterruptScope() {
 InterruptScope::~InterruptScope() { sigaction(SIGINT, &g_previous, nullptr); }
 
 const std::atomic<bool>* InterruptScope::flag() const { return &g_interrupted; }
+
+void InterruptScope::SetSecondInterruptExits(bool exits) { g_second_exits.store(exits); }
 
 }  // namespace hone::bench

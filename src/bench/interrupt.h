@@ -24,6 +24,10 @@ class InterruptScope {
 
   // Set once SIGINT arrived; hand it to RunnerHooks::stop.
   const std::atomic<bool>* flag() const;
+  // Whether a second SIGINT ends the process (the command line's default). An embedder whose process must outlive
+  // a run (the Python module: the interpreter, a notebook's kernel) turns it off; a second Ctrl-C then only
+  // repeats the request to stop.
+  static void SetSecondInterruptExits(bool exits);
 };
 
 }  // namespace hone::bench

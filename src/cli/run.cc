@@ -154,7 +154,7 @@ int RunHone(const std::vector<std::string>& argv) {
       if (sub->parsed()) return run();
   } catch (const std::exception& e) {
     // A last resort (a thread that could not start, an allocation that failed): say so, never abort.
-    std::fprintf(stderr, "hone: %s\n", e.what());
+    std::cerr << "hone: " << e.what() << "\n";
     return hone::cli::kExitCheckFailed;
   }
   // No command: what there is to run.

@@ -45,15 +45,16 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->context_length = options.context_length > 0 ? std::min(options.context_length, shape.context_length)
                                                     : shape.context_length;
   impl->chat = ChatTemplate::FromJinja(shape.chat_template);
-  const int64_t block_bytes = shape.FloatsPerToken() * options.block_tokens * int64_t{sizeof(float)};
+  const int64_t block_bytes = KvCache::BlockBytes(shape, options.block_tokens, options.kv_dtype);
   if (block_bytes <= 0) return Status::InvalidArgument("generation engine: block_tokens must be >= 1");
   const int64_t blocks = options.kv_cache_bytes / block_bytes;
   if (blocks < 1)
     return Status::InvalidArgument(fmt::format(
         "generation engine: a KV cache of {} bytes holds no block ({} bytes = {} tokens x {} layers x 2 x {} heads "
-        "x {} x 4 bytes)",
-        options.kv_cache_bytes, block_bytes, options.block_tokens, shape.layers, shape.kv_heads, shape.head_size));
-  HONE_ASSIGN_OR_RETURN(impl->cache, KvCache::Create(shape, options.block_tokens, blocks));
+        "x {} x {} bytes)",
+        options.kv_cache_bytes, block_bytes, options.block_tokens, shape.layers, shape.kv_heads, shape.head_size,
+        options.kv_dtype == KvDtype::kFloat16 ? 2 : 4));
+  HONE_ASSIGN_OR_RETURN(impl->cache, KvCache::Create(shape, options.block_tokens, blocks, options.kv_dtype));
   impl->grammars = std::make_unique<GrammarCache>(*impl->tokenizer, shape.vocab, shape.eos_token_ids);
   std::unique_ptr<Engine> engine(new Engine(std::move(impl)));
   engine->impl_->PublishStats();

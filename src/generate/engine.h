@@ -39,6 +39,7 @@
 #include "generate/chat_template.h"
 #include "generate/decoder.h"
 #include "generate/grammar_cache.h"
+#include "generate/kv_cache.h"
 #include "generate/sampler.h"
 #include "process/tokenizer.h"
 #include "runtime/session_options.h"
@@ -60,6 +61,8 @@ struct EngineOptions {
   // Full blocks of prompt positions stay cached after their request and serve a later prompt that starts with the
   // same tokens (kv_cache.h): a shared system prompt is prefilled once.
   bool prefix_cache = true;
+  // The cache's element type (kv_cache.h): float16 holds twice the tokens in the same bytes.
+  KvDtype kv_dtype = KvDtype::kFloat32;
 };
 
 enum class FinishReason { kStop, kLength, kCancelled, kError };

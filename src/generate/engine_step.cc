@@ -91,6 +91,7 @@ Status Engine::Impl::DecodeStep(std::vector<Sequence*>& rows) {
   int64_t longest = 0;
   for (Sequence* s : rows) longest = std::max(longest, s->kv.length);
   if (all_continue && step.past + 1 <= longest + options.block_tokens) {
+    cache->RoundLikeBlocks(out.present, step.past);  // float16 blocks: the next step sees what a gather would give
     last_decode.ids = std::move(ids);
     last_decode.present = std::move(out.present);
     last_decode.attention_mask = std::move(step.attention_mask);

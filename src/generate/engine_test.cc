@@ -113,6 +113,16 @@ const std::vector<std::string> kPrompts = {
     "Hi",
 };
 
+TEST(EngineTest, AFloat16CacheHoldsTwiceTheTokensInTheSameBytes) {
+  EngineOptions f32 = Tiny(), f16 = Tiny();
+  f16.kv_dtype = KvDtype::kFloat16;
+  auto a = Engine::Open(f32);
+  auto b = Engine::Open(f16);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ((*b)->Stats().kv_bytes_per_block * 2, (*a)->Stats().kv_bytes_per_block);
+  EXPECT_EQ((*b)->Stats().kv_blocks_total, 2 * (*a)->Stats().kv_blocks_total);
+}
+
 TEST(EngineTest, OpensTheTinyDecoder) {
   auto engine = Engine::Open(Tiny());
   ASSERT_TRUE(engine.ok()) << engine.status().ToString();
@@ -160,8 +170,15 @@ TEST(EngineTest, APromptSharingAPrefixTakesItsBlocksFromTheCacheAndGetsTheTokens
   EXPECT_GE((*engine)->Stats().kv_blocks_cached, 4);
 }
 
-TEST(EngineTest, RequestsJoiningMidFlightGetTheTokensTheyGetAlone) {
-  const EngineOptions options = Tiny();
+// Run once with each KV element type: with float16 blocks a row's tokens must not depend on whether its batch
+// changed either (the kept present tensors are rounded as the blocks round).
+class EngineKvDtypeTest : public ::testing::TestWithParam<KvDtype> {};
+INSTANTIATE_TEST_SUITE_P(Dtypes, EngineKvDtypeTest, ::testing::Values(KvDtype::kFloat32, KvDtype::kFloat16),
+                         [](const auto& info) { return info.param == KvDtype::kFloat16 ? "Float16" : "Float32"; });
+
+TEST_P(EngineKvDtypeTest, RequestsJoiningMidFlightGetTheTokensTheyGetAlone) {
+  EngineOptions options = Tiny();
+  options.kv_dtype = GetParam();
   std::vector<std::vector<int64_t>> alone;
   for (size_t i = 0; i < kPrompts.size(); ++i) alone.push_back(Alone(options, Greedy(kPrompts[i], 12 + 3 * i)));
 

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
+
 namespace hone::generate {
 
 // A set of byte values.
@@ -60,6 +62,9 @@ class Grammar {
   void set_root(RuleId rule) { root_ = rule; }
   RuleId root() const { return root_; }
   size_t rule_count() const { return alternatives_.size(); }
+  // InvalidArgument when some rule can reach itself before reading a byte (left recursion: the recognizer would
+  // expand it forever), or refers to a rule with no alternative.
+  Status Check() const;
 
  private:
   friend class GrammarState;
@@ -75,6 +80,9 @@ class Grammar {
 };
 
 // Where a recognizer stands: every stack of positions that can still continue. Value type: copy it to try bytes.
+// An ambiguous grammar can multiply the ways; past kMaxStacks (or a bounded amount of expansion work for one byte)
+// the extra ones are dropped, which can only make the recognizer refuse more, never accept what the grammar does
+// not.
 class GrammarState {
  public:
   static GrammarState Start(const Grammar& grammar);
@@ -95,7 +103,9 @@ class GrammarState {
 
  private:
   using Stack = std::vector<uint32_t>;  // positions in Grammar::elements_, the next to match on top
-  static void Expand(const Grammar& grammar, Stack stack, std::vector<Stack>* out, int depth);
+  static constexpr size_t kMaxStacks = 1024;
+  static void Expand(const Grammar& grammar, Stack stack, std::vector<Stack>* out, int depth, int64_t* budget);
+  void Keep(std::vector<Stack> stacks);  // sorts, dedupes and caps
   std::vector<Stack> stacks_;  // sorted and unique, so that equal states compare equal
 };
 

@@ -1,6 +1,7 @@
 #include "generate/json_schema_grammar.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -63,7 +64,12 @@ bool IsOfType(const Json& v, JsonType t) {
     case JsonType::kArray: return v.is_array();
     case JsonType::kString: return v.is_string();
     case JsonType::kNumber: return v.is_number();
-    case JsonType::kInteger: return v.is_number_integer() || (v.is_number_float() && v.get<double>() == static_cast<int64_t>(v.get<double>()));
+    case JsonType::kInteger: {
+      if (v.is_number_integer()) return true;
+      if (!v.is_number_float()) return false;
+      const double x = v.get<double>();
+      return std::isfinite(x) && std::trunc(x) == x;
+    }
     case JsonType::kBoolean: return v.is_boolean();
     case JsonType::kNull: return v.is_null();
   }
@@ -319,6 +325,16 @@ class Compiler {
       }
       if (types.empty()) Fail(where + "/type", "an empty list of types admits no value");
     }
+    if (schema.contains("const") || schema.contains("enum")) {
+      // The literals are written as they are: a keyword beside them that would narrow them further is refused.
+      for (auto it = schema.begin(); it != schema.end(); ++it)
+        if (kKeywords.count(it.key()) && it.key() != "const" && it.key() != "enum" && it.key() != "type" &&
+            it.key() != "$defs" && it.key() != "definitions")
+          Fail(where, fmt::format("'{}' beside 'enum' or 'const' is not supported (list only the values that fit)",
+                                  it.key()));
+      if (schema.contains("const") && schema.contains("enum"))
+        Fail(where, "'const' and 'enum' together are not supported (keep one)");
+    }
     if (auto c = schema.find("const"); c != schema.end()) return Literals({*c}, types, where);
     if (auto e = schema.find("enum"); e != schema.end()) {
       if (!e->is_array() || e->empty()) Fail(where + "/enum", "'enum' must be a non-empty array");
@@ -432,9 +448,12 @@ class Compiler {
                                  Grammar::Ref(ws), Grammar::Ref(value)});
       entries.push_back({member, required.count(it.key()) > 0});
     }
+    // After a member: whitespace, then '}'; with no member yet, '}' at once (the whitespace after '{' is there).
     RuleId close = g_.NewRule();
     g_.AddAlternative(close, {Grammar::Ref(ws), Grammar::Byte('}')});
-    std::array<RuleId, 2> next = {close, close};  // [not first, first]
+    RuleId close_empty = g_.NewRule();
+    g_.AddAlternative(close_empty, {Grammar::Byte('}')});
+    std::array<RuleId, 2> next = {close, close_empty};  // [not first, first]
     for (size_t i = entries.size(); i-- > 0;) {
       std::array<RuleId, 2> here{};
       for (int first = 0; first < 2; ++first) {
@@ -491,9 +510,25 @@ class Compiler {
 
 }  // namespace
 
+int JsonDepth(const Json& doc, int limit) {
+  int deepest = 0;
+  std::vector<std::pair<const Json*, int>> todo = {{&doc, 1}};
+  while (!todo.empty()) {
+    auto [node, depth] = todo.back();
+    todo.pop_back();
+    deepest = std::max(deepest, depth);
+    if (deepest > limit) return deepest;
+    if (node->is_structured())
+      for (const Json& child : *node) todo.emplace_back(&child, depth + 1);
+  }
+  return deepest;
+}
+
 Result<Grammar> JsonSchemaGrammar(std::string_view schema_json) {
   Json schema = Json::parse(schema_json, nullptr, /*allow_exceptions=*/false);
   if (schema.is_discarded()) return Status::InvalidArgument("the JSON schema is not valid JSON");
+  if (JsonDepth(schema, kMaxJsonSchemaDepth) > kMaxJsonSchemaDepth)
+    return Status::InvalidArgument(fmt::format("the JSON schema nests deeper than {} levels", kMaxJsonSchemaDepth));
   Grammar grammar;
   try {
     grammar = Compiler(schema).Run();
@@ -502,6 +537,9 @@ Result<Grammar> JsonSchemaGrammar(std::string_view schema_json) {
   } catch (const Json::exception& e) {
     return Status::InvalidArgument(std::string("the JSON schema could not be read: ") + e.what());
   }
+  if (Status checked = grammar.Check(); !checked.ok())
+    return Status::InvalidArgument("the JSON schema refers to itself before anything is written (a $ref cycle "
+                                   "through anyOf or $ref alone): no finite JSON starts it");
   if (GrammarState::Start(grammar).dead())
     return Status::InvalidArgument("the JSON schema admits no value (a $ref that refers only to itself?)");
   return grammar;

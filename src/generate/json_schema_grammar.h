@@ -5,8 +5,9 @@
 // to its end validates. Supported: type (one or a list), properties, required, additionalProperties (false, true
 // or a schema), items, minItems, maxItems, minLength, maxLength, enum, const, anyOf, $ref to "#..." with $defs or
 // definitions (recursion included), boolean schemas; annotations (title, description, default, examples, ...) are
-// ignored. Anything else (pattern, format, minimum, oneOf, allOf, prefixItems, ...) is an InvalidArgument naming
-// the keyword and where it is, never a grammar that lets invalid output through.
+// ignored. Anything else (pattern, format, minimum, oneOf, allOf, prefixItems, ...), a keyword beside enum/const
+// that would narrow them, a schema nested deeper than 64 levels, or a $ref cycle that reads nothing first is an
+// InvalidArgument naming the keyword and where it is, never a grammar that lets invalid output through.
 //
 // What the grammar writes, where a schema leaves it free: properties in the order the schema lists them (optional
 // ones may be left out), no properties beyond the listed ones, whitespace only between tokens of the JSON text and
@@ -15,6 +16,8 @@
 #pragma once
 
 #include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "base/result.h"
 #include "generate/grammar.h"
@@ -27,5 +30,12 @@ Result<Grammar> JsonSchemaGrammar(std::string_view schema_json);
 
 // Any JSON object (response_format {"type": "json_object"}).
 Grammar JsonObjectGrammar();
+
+// How deep `doc` nests (1 for a scalar), counted without recursion and stopping once past `limit`. For callers
+// that must refuse a hostile document before anything recurses over it (dump, the schema compiler).
+int JsonDepth(const nlohmann::ordered_json& doc, int limit);
+
+// The deepest schema JsonSchemaGrammar compiles.
+inline constexpr int kMaxJsonSchemaDepth = 64;
 
 }  // namespace hone::generate

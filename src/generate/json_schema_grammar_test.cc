@@ -74,6 +74,7 @@ TEST(JsonSchemaGrammar, EnumConstAnyOfAndNull) {
   Grammar g = Compile(R"({"anyOf": [{"type": "null"}, {"enum": ["red", "green", 3, {"a": [1]}]}]})");
   for (std::string_view ok : {"null", R"("red")", R"("green")", "3", R"({"a":[1]})"}) EXPECT_TRUE(Matches(g, ok)) << ok;
   for (std::string_view bad : {R"("blue")", "4", "nul", R"("re")"}) EXPECT_FALSE(Matches(g, bad)) << bad;
+  EXPECT_TRUE(Matches(Compile(R"({"type": "integer", "enum": [1e20, 2.0, 2.5]})"), "2.0"));  // no UB on 1e20
   Grammar typed = Compile(R"({"type": ["string", "null"], "enum": ["x", 1, null]})");
   EXPECT_TRUE(Matches(typed, R"("x")"));
   EXPECT_TRUE(Matches(typed, "null"));
@@ -117,6 +118,10 @@ TEST(JsonSchemaGrammar, AFreeFormObjectTakesAnyJsonValues) {
   EXPECT_TRUE(Matches(map, R"({"x": 1, "y": 2})"));
   EXPECT_FALSE(Readable(map, R"({"x": "1")"));
   EXPECT_TRUE(Matches(Compile(R"({"type": "object", "additionalProperties": false})"), "{ }"));
+  // An object of optional properties only: one run of whitespace when none is written, not two.
+  Grammar optional = Compile(R"({"type": "object", "properties": {"a": {"type": "null"}}})");
+  EXPECT_TRUE(Matches(optional, "{" + std::string(12, ' ') + "}"));
+  EXPECT_FALSE(Readable(optional, "{" + std::string(13, ' ')));
 }
 
 TEST(JsonSchemaGrammar, WhitespaceIsBoundedSoTheOutputCannotStallInIt) {
@@ -157,8 +162,21 @@ TEST(JsonSchemaGrammar, WhatCannotBeEnforcedIsRefusedNamingTheKeywordAndWhere) {
   EXPECT_NE(Error(R"({"type": "array", "maxItems": 100000})").find("4096 at most"), std::string::npos);
   EXPECT_NE(Error("false").find("admits no value"), std::string::npos);
   EXPECT_NE(Error(R"({"type": "str"})").find("\"str\" is not a JSON Schema type"), std::string::npos);
-  EXPECT_NE(Error(R"({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})").find("admits no value"),
+  EXPECT_NE(Error(R"({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})").find("refers to itself"),
             std::string::npos);
+  // Left recursion through anyOf: the recognizer would expand it without end (2^128 ways at depth 256).
+  EXPECT_NE(Error(R"({"anyOf": [{"$ref": "#"}, {"$ref": "#"}, {"type": "null"}]})").find("refers to itself"),
+            std::string::npos);
+  // Keywords that would narrow enum/const are refused rather than ignored.
+  EXPECT_NE(Error(R"({"type": "string", "enum": ["a", "bb", "ccc"], "maxLength": 2})").find("'maxLength' beside"),
+            std::string::npos);
+  EXPECT_NE(Error(R"({"const": "a", "enum": ["b"]})").find("together"), std::string::npos);
+  EXPECT_NE(Error(R"({"const": 1, "anyOf": [{"type": "string"}]})").find("'anyOf' beside"), std::string::npos);
+  std::string deep;
+  for (int i = 0; i < 100; ++i) deep += R"({"type": "array", "items": )";
+  deep += "true";
+  for (int i = 0; i < 100; ++i) deep += "}";
+  EXPECT_EQ(Error(deep), "the JSON schema nests deeper than 64 levels");
   EXPECT_EQ(Error("{nope"), "the JSON schema is not valid JSON");
 }
 

@@ -6,10 +6,16 @@
 
 #include <fmt/format.h>
 
+#include "tensor/half_convert.h"
+
 namespace hone::generate {
 
+int64_t KvCache::BlockBytes(const DecoderShape& shape, int64_t block_tokens, KvDtype dtype) {
+  return shape.FloatsPerToken() * block_tokens * (dtype == KvDtype::kFloat16 ? 2 : 4);
+}
+
 Result<std::unique_ptr<KvCache>> KvCache::Create(const DecoderShape& shape, int64_t block_tokens,
-                                                 int64_t total_blocks) {
+                                                 int64_t total_blocks, KvDtype dtype) {
   if (block_tokens <= 0 || total_blocks <= 0 || total_blocks > INT32_MAX)
     return Status::InvalidArgument(
         fmt::format("KV cache: {} blocks of {} tokens; both must be positive", total_blocks, block_tokens));
@@ -18,13 +24,15 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const DecoderShape& shape, int6
   c->block_tokens_ = block_tokens;
   c->total_blocks_ = total_blocks;
   c->floats_per_block_ = shape.FloatsPerToken() * block_tokens;
-  const int64_t floats = c->floats_per_block_ * total_blocks;
+  c->dtype_ = dtype;
+  c->element_bytes_ = dtype == KvDtype::kFloat16 ? 2 : 4;
+  const int64_t bytes = c->floats_per_block_ * total_blocks * c->element_bytes_;
   // Value-initialised: the pages are touched now, so the budget is resident from the start and the first requests
-  // do not pay for page faults.
-  c->pool_.reset(new (std::nothrow) float[static_cast<size_t>(floats)]());
+  // do not pay for page faults. (Zero bits are 0.0 in both element types.)
+  c->pool_.reset(new (std::nothrow) std::byte[static_cast<size_t>(bytes)]());
   if (!c->pool_)
     return Status::ResourceExhausted(fmt::format("KV cache: cannot allocate {} blocks ({:.1f} MiB)", total_blocks,
-                                                 double(floats) * sizeof(float) / (1 << 20)));
+                                                 double(bytes) / (1 << 20)));
   c->free_.reserve(total_blocks);
   for (int64_t b = total_blocks - 1; b >= 0; --b) c->free_.push_back(static_cast<int32_t>(b));
   c->info_.resize(static_cast<size_t>(total_blocks));
@@ -150,9 +158,9 @@ void KvCache::Register(std::span<const int64_t> tokens, int64_t written, KvSeque
   }
 }
 
-float* KvCache::Run(int32_t block, int cache, int head) const {
+std::byte* KvCache::Run(int32_t block, int cache, int head) const {
   const int64_t run = block_tokens_ * shape_.head_size;
-  return pool_.get() + block * floats_per_block_ + (int64_t{cache} * shape_.kv_heads + head) * run;
+  return pool_.get() + (block * floats_per_block_ + (int64_t{cache} * shape_.kv_heads + head) * run) * element_bytes_;
 }
 
 Result<std::vector<Tensor>> KvCache::Gather(std::span<const KvSequence* const> rows, int64_t width) const {
@@ -169,7 +177,11 @@ Result<std::vector<Tensor>> KvCache::Gather(std::span<const KvSequence* const> r
         float* dest = out + ((r * shape_.kv_heads + h) * width) * d;
         for (int64_t pos = 0; pos < seq.length; pos += block_tokens_) {
           const int64_t n = std::min(block_tokens_, seq.length - pos);
-          std::memcpy(dest + pos * d, Run(seq.blocks[pos / block_tokens_], cache, h), n * d * sizeof(float));
+          const std::byte* src = Run(seq.blocks[pos / block_tokens_], cache, h);
+          if (dtype_ == KvDtype::kFloat16)
+            HalfToFloat(reinterpret_cast<const uint16_t*>(src), dest + pos * d, static_cast<size_t>(n * d));
+          else
+            std::memcpy(dest + pos * d, src, n * d * sizeof(float));
         }
       }
     }
@@ -190,12 +202,32 @@ void KvCache::Append(std::span<const Tensor> present, int64_t row, int64_t from,
         const int64_t pos = seq->length + i;
         const int64_t offset = pos % block_tokens_;
         const int64_t n = std::min(block_tokens_ - offset, count - i);
-        std::memcpy(Run(seq->blocks[pos / block_tokens_], cache, h) + offset * d, src + i * d, n * d * sizeof(float));
+        std::byte* dest = Run(seq->blocks[pos / block_tokens_], cache, h) + offset * d * element_bytes_;
+        if (dtype_ == KvDtype::kFloat16)
+          FloatToHalf(src + i * d, reinterpret_cast<uint16_t*>(dest), static_cast<size_t>(n * d));
+        else
+          std::memcpy(dest, src + i * d, n * d * sizeof(float));
         i += n;
       }
     }
   }
   seq->length += count;
+}
+
+void KvCache::RoundLikeBlocks(std::span<Tensor> present, int64_t slot) const {
+  if (dtype_ != KvDtype::kFloat16) return;
+  const int64_t d = shape_.head_size;
+  std::vector<uint16_t> half(static_cast<size_t>(d));
+  for (Tensor& t : present) {
+    const int64_t rows = t.shape()[0], slots = t.shape()[2];
+    float* values = t.mutable_values<float>().data();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int h = 0; h < shape_.kv_heads; ++h) {
+        float* at = values + ((r * shape_.kv_heads + h) * slots + slot) * d;
+        FloatToHalf(at, half.data(), static_cast<size_t>(d));
+        HalfToFloat(half.data(), at, static_cast<size_t>(d));
+      }
+  }
 }
 
 }  // namespace hone::generate

@@ -6,8 +6,13 @@
 // blocks into them (Gather), and the new positions a step produced are copied back into the blocks (Append). The
 // blocks are the truth; the dense tensors are a step's working copy.
 //
-// Block layout: [layer][key, value][kv_head][token][head_size] floats, so a (layer, kv, head) run of a block is
+// Block layout: [layer][key, value][kv_head][token][head_size] elements, so a (layer, kv, head) run of a block is
 // contiguous in both the block and the dense tensor. Not thread-safe: the engine's one thread owns it.
+//
+// The blocks hold float32, or float16 (KvDtype::kFloat16: half the memory per token, as llama.cpp's default F16
+// cache; the decoder still sees float32, converted on Gather and Append). With float16 a step that keeps the last
+// step's present tensors as its past rounds their new positions as the blocks would (RoundLikeBlocks), so that a
+// row's decode does not depend on whether its batch changed.
 //
 // Prefix caching: a full block of prompt positions, once written, can be registered under its tokens and its
 // parent (the block before it in the same sequence), so that a later prompt that starts with the same tokens takes
@@ -30,6 +35,8 @@
 
 namespace hone::generate {
 
+enum class KvDtype { kFloat32, kFloat16 };
+
 struct KvSequence {
   std::vector<int32_t> blocks;
   int64_t length = 0;      // positions written
@@ -42,7 +49,9 @@ class KvCache {
   // `total_blocks` blocks of `block_tokens` positions each, for a decoder of `shape`. ResourceExhausted when the
   // pool cannot be allocated.
   static Result<std::unique_ptr<KvCache>> Create(const DecoderShape& shape, int64_t block_tokens,
-                                                 int64_t total_blocks);
+                                                 int64_t total_blocks, KvDtype dtype = KvDtype::kFloat32);
+  // Bytes a block takes for `shape` in `dtype`.
+  static int64_t BlockBytes(const DecoderShape& shape, int64_t block_tokens, KvDtype dtype);
 
   int64_t block_tokens() const { return block_tokens_; }
   int64_t total_blocks() const { return total_blocks_; }
@@ -50,7 +59,8 @@ class KvCache {
   int64_t free_blocks() const { return static_cast<int64_t>(free_.size() + lru_.size()); }
   int64_t cached_blocks() const { return cached_; }  // registered in the prefix table, held or not
   int64_t used_blocks() const { return total_blocks_ - free_blocks(); }
-  int64_t bytes_per_block() const { return floats_per_block_ * int64_t{sizeof(float)}; }
+  int64_t bytes_per_block() const { return floats_per_block_ * element_bytes_; }
+  KvDtype dtype() const { return dtype_; }
   // Blocks needed to hold `positions`.
   int64_t BlocksFor(int64_t positions) const { return (positions + block_tokens_ - 1) / block_tokens_; }
 
@@ -76,16 +86,21 @@ class KvCache {
   // [rows, kv_heads, slots, head_size]) into `seq` at positions [seq->length, seq->length + count), which must be
   // reserved, and advances seq->length.
   void Append(std::span<const Tensor> present, int64_t row, int64_t from, int64_t count, KvSequence* seq);
+  // With float16 blocks, rounds slot `slot` of every row of `present` to float16 precision in place (what Append
+  // then Gather would give); nothing with float32 blocks.
+  void RoundLikeBlocks(std::span<Tensor> present, int64_t slot) const;
 
  private:
   KvCache() = default;
-  float* Run(int32_t block, int cache, int head) const;  // start of a (cache = layer*2+kv, head) run
+  std::byte* Run(int32_t block, int cache, int head) const;  // start of a (cache = layer*2+kv, head) run
 
   DecoderShape shape_;
   int64_t block_tokens_ = 0;
   int64_t total_blocks_ = 0;
   int64_t floats_per_block_ = 0;
-  std::unique_ptr<float[]> pool_;
+  KvDtype dtype_ = KvDtype::kFloat32;
+  int64_t element_bytes_ = 4;
+  std::unique_ptr<std::byte[]> pool_;
   std::vector<int32_t> free_;  // a stack: the most recently freed block is reused first (still in cache)
 
   // The prefix table. A registered block's key is its tokens and its parent's (block, serial): a block that is

@@ -134,5 +134,43 @@ TEST(KvCachePrefix, TheLeastRecentlyUsedCachedBlockIsEvictedFirst) {
   EXPECT_EQ(cache->MatchPrefix(std::vector<int64_t>{5, 6, 9}, &y), 0);
 }
 
+TEST(KvCacheTest, Float16BlocksGiveBackTheValuesRoundedToHalf) {
+  DecoderShape shape;
+  shape.layers = 1;
+  shape.kv_heads = 1;
+  shape.head_size = 4;
+  auto cache = KvCache::Create(shape, 2, 4, KvDtype::kFloat16);
+  ASSERT_TRUE(cache.ok());
+  EXPECT_EQ((*cache)->bytes_per_block(), 1 * 2 * 1 * 4 * 2 * 2);  // layers x (k, v) x heads x head x tokens x 2 B
+  KvSequence seq;
+  ASSERT_TRUE((*cache)->Reserve(&seq, 3).ok());
+  // present: 2 tensors (key, value) [rows 1, heads 1, slots 3, head 4].
+  std::vector<Tensor> present;
+  for (int t = 0; t < 2; ++t) {
+    auto p = Tensor::Allocate(DataType::kFp32, {1, 1, 3, 4});
+    ASSERT_TRUE(p.ok());
+    auto v = p->mutable_values<float>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 1.0f + static_cast<float>(i) / 3000.0f + t;
+    present.push_back(std::move(*p));
+  }
+  (*cache)->Append(present, 0, 0, 3, &seq);
+  const KvSequence* rows[] = {&seq};
+  auto past = (*cache)->Gather(rows, 3);
+  ASSERT_TRUE(past.ok());
+  std::vector<Tensor> rounded = {present[0].Clone(), present[1].Clone()};
+  for (int64_t slot = 0; slot < 3; ++slot) (*cache)->RoundLikeBlocks(rounded, slot);
+  for (int t = 0; t < 2; ++t) {
+    auto got = (*past)[t].values<float>();
+    auto want = rounded[t].values<float>();
+    auto raw = present[t].values<float>();
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i], want[i]) << "gather equals the rounding the engine applies to kept present tensors";
+      EXPECT_NEAR(got[i], raw[i], 1e-3f * std::abs(raw[i]));
+    }
+    EXPECT_NE(std::vector<float>(got.begin(), got.end()), std::vector<float>(raw.begin(), raw.end()))
+        << "some values are not halves: rounding must show";
+  }
+}
+
 }  // namespace
 }  // namespace hone::generate

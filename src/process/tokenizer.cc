@@ -181,6 +181,8 @@ Result<std::string> Tokenizer::Decode(std::span<const int64_t> ids, bool skip_sp
   return text;
 }
 
+bool Tokenizer::byte_level() const { return decoder_ != nullptr && decoder_->byte_level(); }
+
 std::optional<std::string> Tokenizer::TokenBytes(int64_t id) const {
   if (const AddedToken* t = added_->FindById(id)) {
     if (t->special) return std::nullopt;
@@ -188,7 +190,7 @@ std::optional<std::string> Tokenizer::TokenBytes(int64_t id) const {
   }
   auto token = model_->IdToToken(id);
   if (!token) return std::nullopt;
-  if (decoder_ != nullptr && decoder_->byte_level()) {
+  if (byte_level()) {
     std::string bytes;
     size_t pos = 0;
     while (pos < token->size()) {

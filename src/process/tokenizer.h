@@ -61,11 +61,14 @@ class Tokenizer {
   // neither the vocabulary nor the added tokens.
   Result<std::string> Decode(std::span<const int64_t> ids, bool skip_special_tokens = true) const;
 
-  // The bytes token `id` adds to a text on its own, for constrained decoding (which must know what each token
-  // would spell before choosing it): with a byte-level decoder its exact bytes, which may end inside a UTF-8
-  // character; otherwise its decoded text. nullopt for special added tokens, ids outside the vocabulary, and
-  // tokens whose text cannot be known alone (a decoded text with U+FFFD).
+  // The bytes token `id` adds to a text, for constrained decoding (which must know what each token spells before
+  // choosing it): with a byte-level decoder (byte_level()) its exact bytes, which may end inside a UTF-8
+  // character, whatever comes before it. Otherwise its text decoded alone, which can differ from what it adds in
+  // context (a decoder that strips the first token's leading space): constrained decoding refuses such tokenizers.
+  // nullopt for special added tokens, ids outside the vocabulary, and text with U+FFFD.
   std::optional<std::string> TokenBytes(int64_t id) const;
+  // The decoder maps GPT-2's byte alphabet back to bytes (GPT-2, Llama 3, SmolLM2): every token's bytes are its own.
+  bool byte_level() const;
   // Added tokens first, then the model's vocabulary, as tokenizers looks them up.
   std::optional<int64_t> TokenToId(std::string_view token) const;
   std::optional<std::string> IdToToken(int64_t id) const;

@@ -16,6 +16,7 @@ import openai
 import pydantic
 import pytest
 
+from hone_server import http_get
 from test_llm import client, llm_repo, server  # noqa: F401 (fixtures)
 
 # Bounded everywhere (string lengths, item counts, enums), so that noise must reach the end within max_tokens: the
@@ -94,7 +95,7 @@ def test_json_object_gives_an_object(client):
         assert r.choices[0].finish_reason == "length" and text.startswith("{")
 
 
-def test_a_schema_hone_cannot_enforce_is_refused_by_name(client):
+def test_a_schema_hone_cannot_enforce_is_refused_by_name(client, server):
     with pytest.raises(openai.BadRequestError) as e:
         ask(client, {"type": "object", "properties": {"id": {"type": "string", "pattern": "^[a-z]+$"}}})
     assert e.value.body["param"] == "response_format.json_schema.schema"
@@ -103,5 +104,14 @@ def test_a_schema_hone_cannot_enforce_is_refused_by_name(client):
         client.chat.completions.create(model="tiny", messages=[{"role": "user", "content": "x"}], max_tokens=4,
                                        response_format={"type": "xml"})
     assert e.value.body["param"] == "response_format"
+    # Left recursion, and a schema nested far deeper than anything real (the server must not recurse over it).
+    with pytest.raises(openai.BadRequestError) as e:
+        ask(client, {"anyOf": [{"$ref": "#"}, {"$ref": "#"}, {"type": "null"}]})
+    assert "refers to itself before anything is written" in e.value.body["message"]
+    deep = '{"type": "array", "items": ' * 100000 + "true" + "}" * 100000  # too deep for Python's json to write
+    body = ('{"model": "tiny", "messages": [{"role": "user", "content": "x"}], "response_format": '
+            '{"type": "json_schema", "json_schema": {"name": "deep", "schema": ' + deep + "}}}")
+    status, reply, _ = http_get(server.http_url, "/v1/chat/completions", method="POST", body=body.encode())
+    assert status == 400 and json.loads(reply)["error"]["message"] == "the JSON schema nests deeper than 64 levels"
     # Still serving, constrained or not.
     jsonschema.validate(json.loads(ask(client, TICKET, temperature=0).choices[0].message.content), TICKET)

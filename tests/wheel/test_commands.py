@@ -69,6 +69,10 @@ def test_serve_answers_a_kserve_client_and_stops():
         urllib.request.urlopen(f"http://127.0.0.1:{port}/v2/health/live", timeout=2)
     with pytest.raises(hone.NotFoundError, match="no such directory"):
         hone.serve("/nonexistent/repository")
+    with pytest.raises(hone.InvalidArgumentError, match=r"http_port must be in \[0, 65535\]"):
+        hone.serve(ROOT / "examples" / "image-classification", http_port=70000)
+    with pytest.raises(hone.InvalidArgumentError, match="use hone.serve"):
+        hone.run("serve", model_repository=ROOT / "examples" / "image-classification")
 
 
 def test_progress_and_log_lines_go_where_the_user_says(caplog):

@@ -96,6 +96,9 @@ def test_errors_are_hone_errors_with_hones_messages(session, images):
         hone.Session(MODEL, optimization="maximal")
     with pytest.raises(hone.InvalidArgumentError):
         hone.Session(DATA)  # not an ONNX model
+    # The extension module itself never reads a strided array through a copy it has freed: it refuses it.
+    with pytest.raises(hone.InvalidArgumentError, match="C-contiguous"):
+        session._impl.run({"image": np.asfortranarray(images[:2])})
     assert session.run({"image": images[:1]})["logits"].shape == (1, 10), "still usable after the errors"
 
 

@@ -15,7 +15,7 @@ Status Bad(const ConfigSource& src, const std::string& message) {
 
 constexpr std::string_view kKeys =
     "kv_cache_bytes, block_tokens, max_step_tokens, max_running, max_waiting, context_length, default_max_tokens, "
-    "intra_op_thread_count, tokenizer_file, prefix_cache";
+    "intra_op_thread_count, tokenizer_file, prefix_cache, kv_cache_dtype";
 
 Result<int64_t> Integer(const ConfigSource& src, const std::string& key, const std::string& text, int64_t min,
                         int64_t max) {
@@ -62,6 +62,10 @@ Result<LlmParameters> LlmParametersFromConfig(const inference::ModelConfig& conf
       if (text != "true" && text != "false")
         return Bad(src, fmt::format("parameter 'prefix_cache': expected true or false, got '{}'", text));
       p.prefix_cache = text == "true";
+    } else if (key == "kv_cache_dtype") {
+      if (text != "float32" && text != "float16")
+        return Bad(src, fmt::format("parameter 'kv_cache_dtype': expected float32 or float16, got '{}'", text));
+      p.kv_cache_dtype = text == "float16" ? KvCacheDtype::kFloat16 : KvCacheDtype::kFloat32;
     } else if (key == "tokenizer_file") {
       if (text.empty() || text.find('/') != std::string::npos || text.starts_with("."))
         return Bad(src, fmt::format("parameter 'tokenizer_file': expected a file name in the version folder, got "

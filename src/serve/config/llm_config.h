@@ -16,6 +16,8 @@
 //   default_max_tokens      max_tokens for a request that names none (default: up to the context's end)
 //   intra_op_thread_count   ONNX Runtime's threads (default: the model's share of the cores, like any model)
 //   tokenizer_file          the tokenizer's file name in the version folder (default tokenizer.json)
+//   prefix_cache            keep full blocks of prompt positions for later prompts that start the same (true/false)
+//   kv_cache_dtype          float32 (default) or float16: the cache's element type; float16 holds twice the tokens
 // The engine batches by itself (continuous batching): max_batch_size must be 0 and dynamic_batching absent.
 #pragma once
 
@@ -31,6 +33,8 @@ namespace hone::serve {
 
 inline constexpr std::string_view kLlmBackend = "hone_llm";
 
+enum class KvCacheDtype { kFloat32, kFloat16 };
+
 struct LlmParameters {
   int64_t kv_cache_bytes = int64_t{256} << 20;
   int64_t block_tokens = 16;
@@ -42,6 +46,7 @@ struct LlmParameters {
   int intra_op_threads = 0;        // 0: not set
   std::string tokenizer_file = "tokenizer.json";
   bool prefix_cache = true;
+  KvCacheDtype kv_cache_dtype = KvCacheDtype::kFloat32;
 };
 
 bool IsLlm(const inference::ModelConfig& config);

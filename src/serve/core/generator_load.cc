@@ -66,6 +66,8 @@ Status LoadGenerator(const LoadVersionRequest& request, LoadedVersion& loaded) {
   options.max_waiting = params.max_waiting;
   options.context_length = params.context_length;
   options.prefix_cache = params.prefix_cache;
+  options.kv_dtype = params.kv_cache_dtype == serve::KvCacheDtype::kFloat16 ? generate::KvDtype::kFloat16
+                                                                           : generate::KvDtype::kFloat32;
   Result<std::unique_ptr<generate::Engine>> engine = generate::Engine::Open(options);
   if (!engine.ok()) return engine.status().WithContext(request.source.where);
   const double open_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();

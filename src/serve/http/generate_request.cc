@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "generate/json_schema_grammar.h"
+
 namespace hone::serve::http {
 namespace {
 
@@ -135,6 +137,10 @@ void ReadResponseFormat(const Params& p, ParsedGeneration& out) {
   auto schema = spec->find("schema");
   if (schema == spec->end() || !(schema->is_object() || schema->is_boolean()))
     throw Fault{"response_format.json_schema.schema", "'response_format.json_schema.schema' must be a JSON schema (an object)"};
+  // Checked before dump(), which recurses: a schema nested thousands deep would overflow the stack.
+  if (generate::JsonDepth(*schema, generate::kMaxJsonSchemaDepth) > generate::kMaxJsonSchemaDepth)
+    throw Fault{"response_format.json_schema.schema",
+                fmt::format("the JSON schema nests deeper than {} levels", generate::kMaxJsonSchemaDepth)};
   out.request.format = generate::OutputFormat::kJsonSchema;
   out.request.json_schema = schema->dump();
 }
