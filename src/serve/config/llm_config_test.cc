@@ -37,6 +37,16 @@ TEST(LlmConfigTest, PrefixCachingCanBeTurnedOffAndTakesOnlyTrueOrFalse) {
                                                 "false, got '1'"));
 }
 
+TEST(LlmConfigTest, TheKvCacheDtypeIsFloat32OrFloat16) {
+  EXPECT_EQ(FromText("")->kv_cache_dtype, KvCacheDtype::kFloat32);
+  auto half = FromText(Param("kv_cache_dtype", "float16"));
+  ASSERT_TRUE(half.ok()) << half.status().ToString();
+  EXPECT_EQ(half->kv_cache_dtype, KvCacheDtype::kFloat16);
+  auto bad = FromText(Param("kv_cache_dtype", "fp8"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("parameter 'kv_cache_dtype': expected float32 or float16, got 'fp8'"));
+}
+
 TEST(LlmConfigTest, AnUnknownParameterNamesTheOnesThereAre) {
   auto bad = FromText(Param("prefix_caching", "true"));
   ASSERT_FALSE(bad.ok());
