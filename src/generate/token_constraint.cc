@@ -4,14 +4,11 @@
 #include <limits>
 #include <map>
 
-#include <fmt/format.h>
-
 namespace hone::generate {
 
 TokenTrie::TokenTrie(const process::Tokenizer& tokenizer, int64_t vocab, std::vector<int64_t> eos_ids)
     : vocab_(vocab), eos_ids_(std::move(eos_ids)) {
   bytes_.resize(static_cast<size_t>(vocab));
-  spelled_.assign(static_cast<size_t>(vocab), false);
   // Built with maps, then laid out flat: children of a node side by side, in byte order.
   struct Building {
     std::map<uint8_t, uint32_t> children;
@@ -19,7 +16,7 @@ TokenTrie::TokenTrie(const process::Tokenizer& tokenizer, int64_t vocab, std::ve
   };
   std::vector<Building> building(1);
   for (int64_t id = 0; id < vocab; ++id) {
-    if (std::find(eos_ids_.begin(), eos_ids_.end(), id) != eos_ids_.end()) continue;
+    if (IsEos(id)) continue;
     std::optional<std::string> bytes = tokenizer.TokenBytes(id);
     if (!bytes || bytes->empty()) continue;  // a token that spells nothing would let the output stall
     uint32_t node = 0;
@@ -33,7 +30,6 @@ TokenTrie::TokenTrie(const process::Tokenizer& tokenizer, int64_t vocab, std::ve
     }
     building[node].tokens.push_back(static_cast<int32_t>(id));
     bytes_[static_cast<size_t>(id)] = std::move(*bytes);
-    spelled_[static_cast<size_t>(id)] = true;
   }
   nodes_.resize(building.size());
   for (size_t n = 0; n < building.size(); ++n) {
@@ -47,7 +43,7 @@ TokenTrie::TokenTrie(const process::Tokenizer& tokenizer, int64_t vocab, std::ve
 }
 
 const std::string* TokenTrie::Bytes(int64_t id) const {
-  if (id < 0 || id >= vocab_ || !spelled_[static_cast<size_t>(id)]) return nullptr;
+  if (id < 0 || id >= vocab_ || bytes_[static_cast<size_t>(id)].empty()) return nullptr;
   return &bytes_[static_cast<size_t>(id)];
 }
 
@@ -86,8 +82,7 @@ const TokenMask& ConstrainedGrammar::Mask(const GrammarState& state) {
 }
 
 bool ConstrainedGrammar::Allows(const GrammarState& state, int64_t id) const {
-  const auto& eos = trie_->eos_ids();
-  if (std::find(eos.begin(), eos.end(), id) != eos.end()) return state.accepting();
+  if (trie_->IsEos(id)) return state.accepting();
   const std::string* bytes = trie_->Bytes(id);
   if (bytes == nullptr) return false;
   GrammarState s = state;
@@ -96,11 +91,6 @@ bool ConstrainedGrammar::Allows(const GrammarState& state, int64_t id) const {
 
 OutputConstraint::OutputConstraint(std::shared_ptr<ConstrainedGrammar> grammar)
     : grammar_(std::move(grammar)), state_(GrammarState::Start(grammar_->grammar())) {}
-
-bool OutputConstraint::IsEos(int64_t id) const {
-  const auto& eos = grammar_->trie().eos_ids();
-  return std::find(eos.begin(), eos.end(), id) != eos.end();
-}
 
 Result<int64_t> OutputConstraint::Choose(std::span<const float> logits, Sampler& sampler) {
   const int64_t n = std::min<int64_t>(static_cast<int64_t>(logits.size()), grammar_->trie().vocab());
@@ -125,7 +115,7 @@ Result<int64_t> OutputConstraint::Choose(std::span<const float> logits, Sampler&
 }
 
 void OutputConstraint::Accept(int64_t id) {
-  if (IsEos(id)) return;
+  if (grammar_->trie().IsEos(id)) return;
   if (const std::string* bytes = grammar_->trie().Bytes(id)) state_.AdvanceAll(grammar_->grammar(), *bytes);
 }
 

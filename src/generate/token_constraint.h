@@ -13,6 +13,7 @@
 // exactly when the output so far is a whole sentence; when nothing else can follow, it is the only choice.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -35,6 +36,7 @@ class TokenTrie {
 
   int64_t vocab() const { return vocab_; }
   const std::vector<int64_t>& eos_ids() const { return eos_ids_; }
+  bool IsEos(int64_t id) const { return std::find(eos_ids_.begin(), eos_ids_.end(), id) != eos_ids_.end(); }
   // The bytes of `id`; nullptr for ids that spell nothing alone (special tokens, ids the tokenizer lacks).
   const std::string* Bytes(int64_t id) const;
 
@@ -50,8 +52,7 @@ class TokenTrie {
   };
   int64_t vocab_;
   std::vector<int64_t> eos_ids_;
-  std::vector<std::string> bytes_;  // per id; empty with !spelled_[id]
-  std::vector<bool> spelled_;
+  std::vector<std::string> bytes_;  // per id; empty for an id that spells nothing alone (tokens never spell "")
   std::vector<Node> nodes_;  // nodes_[0] is the root (the empty prefix)
   std::vector<Child> children_;
   std::vector<int32_t> tokens_;
@@ -102,7 +103,6 @@ class OutputConstraint {
   bool complete() const { return state_.accepting(); }
 
  private:
-  bool IsEos(int64_t id) const;
   std::shared_ptr<ConstrainedGrammar> grammar_;
   GrammarState state_;
   std::vector<float> masked_;  // the logits with disallowed ones at -inf, reused between calls
