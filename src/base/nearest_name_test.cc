@@ -15,7 +15,7 @@ TEST(EditDistanceTest, CountsInsertionsDeletionsSubstitutionsAndSwaps) {
 }
 
 TEST(NearestNameTest, SuggestsOnlyWhatIsClose) {
-  const std::vector<std::string> commands = {"info", "bench", "compare", "evaluate", "serve", "quantize", "convert"};
+  const std::vector<std::string> commands = {"info", "bench", "compare", "evaluate", "serve", "quantize", "prune", "convert"};
   EXPECT_EQ(NearestName("bnech", commands), "bench");
   EXPECT_EQ(NearestName("quantise", commands), "quantize");
   EXPECT_EQ(NearestName("evalute", commands), "evaluate");

@@ -56,7 +56,7 @@ TEST_F(CliConventionsTest, HelpListsCommandsAndExplainsOne) {
   ASSERT_EQ(bench.exit_code, 0) << bench.Describe();
   EXPECT_THAT(bench.out, AllOf(HasSubstr("Usage: hone bench"), HasSubstr("--concurrency"), HasSubstr("Examples:")));
   // Every command's --help ends with examples.
-  for (const char* c : {"info", "bench", "compare", "evaluate", "serve", "quantize", "convert"}) {
+  for (const char* c : {"info", "bench", "compare", "evaluate", "serve", "quantize", "prune", "convert"}) {
     RunResult r = Hone({c, "--help"});
     EXPECT_EQ(r.exit_code, 0) << c;
     EXPECT_THAT(r.out, HasSubstr("Examples:\n  hone " + std::string(c))) << c;

@@ -15,6 +15,7 @@ Command AddCompareCommand(CLI::App& app);
 Command AddEvaluateCommand(CLI::App& app);
 Command AddServeCommand(CLI::App& app);
 Command AddQuantizeCommand(CLI::App& app);
+Command AddPruneCommand(CLI::App& app);
 Command AddConvertCommand(CLI::App& app);
 Command AddProfileCommand(CLI::App& app);
 Command AddTuneCommand(CLI::App& app);

@@ -63,6 +63,7 @@ void AddCommands(CLI::App& app, std::map<CLI::App*, hone::cli::Command>* command
   add(hone::cli::AddEvaluateCommand);
   add(hone::cli::AddServeCommand);
   add(hone::cli::AddQuantizeCommand);
+  add(hone::cli::AddPruneCommand);
   add(hone::cli::AddConvertCommand);
   add(hone::cli::AddProfileCommand);
   add(hone::cli::AddTuneCommand);

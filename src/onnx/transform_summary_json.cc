@@ -32,4 +32,25 @@ nlohmann::json ConvertSummaryToJson(const ConvertOptions& options, const Convert
           {"opset_upgrade", OpsetUpgradeToJson(s.opset_upgrade)}};
 }
 
+nlohmann::json PruneSummaryToJson(const PruneOptions& options, const PruneSummary& s) {
+  nlohmann::json blocks = nlohmann::json::array();
+  for (const auto& b : s.blocks)
+    blocks.push_back({{"up_node", b.up_node},
+                      {"down_node", b.down_node},
+                      {"width", b.width},
+                      {"kept", b.kept},
+                      {"relative_error", b.relative_error},
+                      {"relative_error_unrepaired", b.relative_error_unrepaired}});
+  return {{"description", DescribePruning(options, s)},
+          {"ratio", options.ratio},
+          {"blocks", blocks},
+          {"refused", s.refused},
+          {"warnings", s.warnings},
+          {"calibration", s.calibration},
+          {"calibration_rows", s.calibration_rows},
+          {"row_mask", s.row_mask.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.row_mask)},
+          {"weights_before", s.weights_before},
+          {"weights_after", s.weights_after}};
+}
+
 }  // namespace hone::onnx

@@ -1,9 +1,10 @@
-// What quantize and convert did to a graph, for programs: the "transform" of their reports.
+// What quantize, convert and prune did to a graph, for programs: the "transform" of their reports.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include "onnx/convert.h"
+#include "onnx/prune.h"
 #include "onnx/quantize.h"
 
 namespace hone::onnx {
@@ -18,5 +19,9 @@ nlohmann::json QuantizeSummaryToJson(const QuantizeOptions& options, const Quant
 // {description, target, converted_nodes, converted_initializers, kept_float [...], no_kernel_ops [...],
 //  casts_inserted, casts_folded, opset_upgrade}
 nlohmann::json ConvertSummaryToJson(const ConvertOptions& options, const ConvertSummary& summary);
+
+// {description, ratio, blocks [{up_node, down_node, width, kept, relative_error, relative_error_unrepaired}],
+//  refused [...], warnings [...], calibration, calibration_rows, row_mask, weights_before, weights_after}
+nlohmann::json PruneSummaryToJson(const PruneOptions& options, const PruneSummary& summary);
 
 }  // namespace hone::onnx

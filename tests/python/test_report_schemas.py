@@ -18,7 +18,7 @@ from hone_server import ROOT
 SCHEMAS = ROOT / "schemas"
 MODEL = ROOT / "models" / "fashion_mnist" / "model.onnx"
 DATA = ROOT / "models" / "fashion_mnist" / "test.npz"
-KINDS = ["info", "bench", "compare", "evaluate", "quantize", "convert", "profile", "tune"]
+KINDS = ["info", "bench", "compare", "evaluate", "quantize", "prune", "convert", "profile", "tune"]
 # tune writes OUT/report.json rather than --json: tests/python/test_tune.py validates the one it writes.
 STDOUT_KINDS = [k for k in KINDS if k != "tune"]
 QUICK_BENCH = ["--window-ms", "100", "--min-duration-s", "0.1", "--warmup-s", "0.1", "--min-requests", "10",
@@ -78,6 +78,9 @@ def test_each_subcommand_writes_a_valid_report_to_standard_output(hone_bin, tmp_
         # Two bench rounds: the speed comparison and the source's spread are in the report.
         "quantize": [MODEL, "-o", tmp_path / "q.onnx", "--mode", "dynamic", "--data", DATA, "--bench-rounds", "2",
                      "--bench-window-ms", "100", "--quiet"],
+        # The bundled CNN has no feed-forward block: exit 1, "nothing changed", and still a valid report.
+        "prune": [MODEL, "-o", tmp_path / "p.onnx", "--calibration-data", DATA, "--calibration-samples", "100",
+                  "--quiet"],
         "convert": [MODEL, "-o", tmp_path / "h.onnx", "--to", "fp16", "--data", DATA, "--no-bench", "--quiet"],
         "profile": [MODEL, "--data", DATA, "--runs", "5"],
     }[kind]

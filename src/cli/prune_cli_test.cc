@@ -1,0 +1,78 @@
+// hone prune end to end: the binary runs as a child process on a feed-forward model written here and on the bundled
+// CNN (which has no block to prune); exit codes, the summary it prints, the files and the report it writes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "base/temp_dir_test_util.h"
+#include "cli/run_hone_test_util.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/prune_test_models.h"
+#include "tensor/npz.h"
+
+namespace hone {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+using test::RunResult;
+
+const std::string kCnn = std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/model.onnx";
+const std::string kCnnData = std::string(HONE_SOURCE_DIR) + "/models/fashion_mnist/test.npz";
+
+class PruneCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = dir_.Write("ffn.onnx", onnx::testing::FfnModel(32, false, true).SerializeAsString());
+    std::vector<NamedTensor> arrays{{"x", onnx::testing::RandomTensor({96, 6, 4}, 5, -2, 2)}};
+    data_ = dir_.File("data.npz");
+    ASSERT_TRUE(WriteNpz(data_, arrays, false).ok());
+  }
+  std::string Path(const std::string& name) const { return dir_.File(name); }
+  RunResult Hone(std::vector<std::string> args) { return test::RunHone(std::move(args), dir_.path()); }
+
+  testing_util::TempDir dir_;
+  std::string model_, data_;
+};
+
+TEST_F(PruneCliTest, PrunesRefitsAndVerifiesOnTheRowsCalibrationDidNotUse) {
+  const std::string out = Path("pruned.onnx");
+  RunResult r = Hone({"prune", model_, "-o", out, "--ratio", "0.5", "--keep-multiple", "8", "--calibration-data",
+                      data_, "--calibration-samples", "64", "--no-bench", "--intra-op-threads", "1", "--quiet",
+                      "--json", Path("prune.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_THAT(r.out, HasSubstr("refit by least squares on 64 samples"));
+  EXPECT_THAT(r.out, HasSubstr("up -> down: 16 of 32 neurons kept"));
+  EXPECT_THAT(r.out, HasSubstr("rows 64 and after"));
+  EXPECT_THAT(r.out, HasSubstr("verdict: PASSED"));
+  nlohmann::json body = test::ReadReport(Path("prune.json"), "prune");
+  EXPECT_EQ(body["verdict"], "passed");
+  EXPECT_EQ(body["transform"]["blocks"][0]["kept"], 16);
+  EXPECT_EQ(body["transform"]["weights_after"], 4 * 16 + 16 * 4 + 16 + 4);
+}
+
+TEST_F(PruneCliTest, AModelWithoutFeedForwardBlocksWritesNothing) {
+  const std::string out = Path("cnn.onnx");
+  RunResult r = Hone({"prune", kCnn, "-o", out, "--calibration-data", kCnnData, "--calibration-samples", "100",
+                      "--quiet", "--json", Path("none.json")});
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  EXPECT_THAT(r.err, HasSubstr("nothing to prune"));
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(test::ReadReport(Path("none.json"), "prune")["verdict"], "nothing changed");
+}
+
+TEST_F(PruneCliTest, BadUsageNamesTheFault) {
+  const std::string out = Path("bad.onnx");
+  test::ExpectUsage(Hone({"prune", model_, "-o", out, "--ratio", "1.5", "--calibration-data", data_}), {"--ratio 1.5"});
+  test::ExpectUsage(Hone({"prune", model_, "-o", out}), {"--calibration-data"});
+  // Verifying on the calibration rows would flatter the refit.
+  test::ExpectUsage(Hone({"prune", model_, "-o", out, "--calibration-data", data_}), {"held-out data"});
+  test::ExpectUsage(Hone({"prune", model_, "-o", model_, "--calibration-data", data_, "--no-verify"}), {"ffn.onnx"});
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace hone

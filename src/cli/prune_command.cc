@@ -1,0 +1,133 @@
+// hone prune MODEL -o OUT --ratio R --calibration-data D: removes that share of every feed-forward block's neurons,
+// refits each block's second MatMul on the calibration activations, then (unless --no-verify) compares the variant
+// with the source on held-out data, evaluates it when the data has labels or gates are given, and benchmarks both.
+// Exit 0 when the variant passes, 1 when it misses a tolerance, gate or the speed verdict (it is kept for inspection)
+// or when nothing could be pruned (nothing is written then), 2 on bad usage or input.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "base/progress.h"
+#include "base/staged_output.h"
+#include "cli/commands.h"
+#include "cli/common_flags.h"
+#include "cli/report_output.h"
+#include "cli/variant_flags.h"
+#include "harness/variant_check.h"
+#include "onnx/prune.h"
+#include "onnx/transform_summary_json.h"
+
+namespace hone::cli {
+namespace {
+
+struct PruneFlags {
+  std::string model, output;
+  onnx::PruneOptions options;
+  VariantFlags verify;
+};
+
+void AddFlags(CLI::App& sub, PruneFlags& f) {
+  onnx::PruneOptions& o = f.options;
+  sub.add_option("model", f.model, "the float .onnx model")->required();
+  sub.add_option("-o,--output", f.output, "where to write the pruned .onnx model")->required();
+  sub.add_option("--ratio", o.ratio, "share of each feed-forward block's neurons to remove, in (0, 1)")
+      ->capture_default_str();
+  sub.add_option("--keep-multiple", o.keep_multiple, "round the neurons kept to a multiple of this")
+      ->capture_default_str();
+  sub.add_option("--calibration-data", o.calibration_inputs.data_path,
+                 "dataset whose activations choose the neurons and refit the weights (.npz with an array per "
+                 "input, as bench's --data)")
+      ->required();
+  sub.add_option("--calibration-samples", o.calibration_samples,
+                 "calibrate on the first N samples (0: all); when --data is the same file, the rest verify")
+      ->capture_default_str();
+  sub.add_option("--calibration-batch", o.calibration_batch, "samples per calibration run")->capture_default_str();
+  AddVariantFlags(sub, f.verify);
+}
+
+void PrintSummary(const PruneFlags& f, const onnx::PruneSummary& s) {
+  std::cout << fmt::format("hone prune: {} -> {}\n  feed-forward neurons, ratio {:g}, refit by least squares on {}\n",
+                           f.model, f.output, f.options.ratio, s.calibration);
+  for (const auto& b : s.blocks)
+    std::cout << fmt::format("  {} -> {}: {} of {} neurons kept; output error {:.2f}% refitted ({:.2f}% without)\n",
+                             b.up_node, b.down_node, b.kept, b.width, 100 * b.relative_error,
+                             100 * b.relative_error_unrepaired);
+  if (!s.blocks.empty())
+    std::cout << fmt::format("  weights of the pruned blocks: {} -> {} values ({:.0f}%)\n", s.weights_before,
+                             s.weights_after, 100.0 * static_cast<double>(s.weights_after) /
+                                                  static_cast<double>(std::max<int64_t>(s.weights_before, 1)));
+  for (const auto& r : s.refused) std::cout << "  not pruned: " << r << "\n";
+  for (const auto& w : s.warnings) std::cerr << "hone prune: warning: " << w << "\n";
+}
+
+int Run(PruneFlags& f) {
+  auto fail = [](const Status& s) {
+    std::cerr << "hone prune: " << s.message() << "\n";
+    return kExitUsage;
+  };
+  f.options.calibration_threads = f.verify.intra_op_threads;
+  if (Status s = f.options.Validate(); !s.ok()) return fail(s);
+  if (Status s = RouteReports({{"--json", f.verify.json_path}},
+                              {f.model, f.output, f.verify.data.data_path, f.options.calibration_inputs.data_path});
+      !s.ok())
+    return fail(s);
+  auto staged = StagedOutput::Create(f.output, f.model);
+  if (!staged.ok()) return fail(staged.status());
+  harness::VariantCheck check;
+  // Verification data must not be the rows the weights were refitted on.
+  ScratchFile held_out;
+  const std::string& cal = f.options.calibration_inputs.data_path;
+  if (!f.verify.no_verify && (f.verify.data.data_path.empty() || SamePath(f.verify.data.data_path, cal))) {
+    if (f.options.calibration_samples == 0)
+      return fail(Status::InvalidArgument(
+          "verification needs held-out data: give --data with other samples than --calibration-data, or "
+          "--calibration-samples N so that the rows after N verify (or --no-verify)"));
+    if (Status s = harness::WriteHeldOutRows(cal, f.options.calibration_samples, held_out.path()); !s.ok())
+      return fail(s);
+    f.verify.data.data_path = held_out.path();
+    check.data_note = fmt::format("rows {} and after of '{}'; rows before calibrated", f.options.calibration_samples, cal);
+  }
+  std::unique_ptr<Progress> progress = f.verify.quiet ? nullptr : Progress::ForStderr("calibration batch");
+  f.options.progress = progress.get();
+  auto summary = onnx::PruneFile(f.model, staged->path(), f.options);
+  if (progress) progress->Finish();
+  if (!summary.ok()) {
+    const std::string message = staged->NameFinal(summary.status().message());
+    if (summary.status().code() == StatusCode::kInternal) {
+      std::cerr << "hone prune: " << message << "\nhone prune: nothing was written to '" << f.output << "'\n";
+      return kExitCheckFailed;
+    }
+    return fail(Status(summary.status().code(), message));
+  }
+  PrintSummary(f, *summary);
+  const VariantReport report{"prune", f.model, f.output, onnx::PruneSummaryToJson(f.options, *summary)};
+  if (summary->blocks.empty()) {
+    std::cerr << "hone prune: nothing to prune: " << f.model << " has no feed-forward block hone can prune"
+              << (summary->refused.empty() ? "" : " (see 'not pruned' above)") << ", so no variant was written to '"
+              << f.output << "'\n";
+    return FinishVariantReport(f.verify, report, false, "nothing changed", nullptr, kExitCheckFailed);
+  }
+  if (Status s = staged->Commit(); !s.ok()) return fail(s);
+  if (f.verify.no_verify) {
+    std::cout << "not verified (--no-verify): outputs, quality and speed against the source were not checked\n";
+    return FinishVariantReport(f.verify, report, true, "not verified", nullptr, kExitOk);
+  }
+  return VerifyVariant(report, f.verify, check, "hone prune");
+}
+
+}  // namespace
+
+Command AddPruneCommand(CLI::App& app) {
+  auto flags = std::make_shared<PruneFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "prune", "remove a share of a transformer's feed-forward neurons, refit the weights on calibration data, then "
+               "verify and measure the variant");
+  sub->footer("Examples:\n"
+              "  hone prune encoder.onnx -o encoder.pruned.onnx --ratio 0.25 --calibration-data texts.npz "
+              "--calibration-samples 1000 --data texts.npz --gate cosine_mean_drop<=0.02");
+  AddFlags(*sub, *flags);
+  return [flags] { return Run(*flags); };
+}
+
+}  // namespace hone::cli

@@ -1,0 +1,57 @@
+// What `hone prune` is asked to do and what it did. Structured pruning removes whole units of work (today: the
+// neurons of a transformer's feed-forward blocks, the columns of the first MatMul and the rows of the second), so
+// that the smaller dense MatMuls run faster on any runtime, unlike unstructured sparsity. Each pruned block's second
+// MatMul is then refitted by least squares on calibration activations, so that its output stays close to the
+// original's without training.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/progress.h"
+#include "base/status.h"
+#include "runtime/input_options.h"
+
+namespace hone::onnx {
+
+struct PruneOptions {
+  // Share of each feed-forward block's neurons to remove, in (0, 1). The number kept is rounded to a multiple of
+  // `keep_multiple` (MLAS's kernels work on blocks of 16 columns; a ragged width costs speed and saves nothing).
+  double ratio = 0.25;
+  int64_t keep_multiple = 16;
+  // The data whose activations choose the neurons and refit the weights (as hone quantize's calibration data); the
+  // first calibration_samples samples (0: all), calibration_batch samples a run.
+  runtime::InputOptions calibration_inputs;
+  int64_t calibration_samples = 0;
+  int64_t calibration_batch = 16;
+  int calibration_threads = 0;  // ONNX Runtime's intra-op threads for the calibration runs; 0: its default
+  // Ridge term of the refit, relative to the mean of the kept neurons' second moments: keeps the solve well posed
+  // when calibration has fewer distinct rows than neurons or two neurons move together.
+  double ridge = 1e-3;
+  Progress* progress = nullptr;  // calibration batches as they run; null: quiet. Not owned.
+
+  // InvalidArgument naming the flag: ratio outside (0, 1), keep_multiple < 1, calibration_batch < 1, no data.
+  Status Validate() const;
+};
+
+struct PrunedBlock {
+  std::string up_node, down_node;  // the MatMul that widens to the hidden width and the one that narrows back
+  int64_t width = 0, kept = 0;     // neurons before and after
+  // The refitted output's squared error over the original's squared norm, on the calibration rows (the second
+  // MatMul plus its bias): what the repair could not recover, as a share.
+  double relative_error = 0;
+  double relative_error_unrepaired = 0;  // the same for the kept neurons with their original weights
+};
+
+struct PruneSummary {
+  std::vector<PrunedBlock> blocks;
+  std::vector<std::string> refused;  // "node '/l0/MatMul_1' (MatMul): value 'h' is also read by 'Out' (Identity)"
+  std::vector<std::string> warnings;  // "12 calibration rows held NaN or Inf and were left out"
+  std::string calibration;           // what the activations came from: "1000 samples of 'apt.npz', 12,524 rows"
+  int64_t calibration_rows = 0;      // activation rows the fit used (padding left out where a mask says so)
+  std::string row_mask;              // the input that said which rows are padding ("attention_mask"); empty: none
+  int64_t weights_before = 0, weights_after = 0;  // elements of the pruned blocks' weights and biases
+};
+
+}  // namespace hone::onnx

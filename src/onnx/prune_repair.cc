@@ -1,0 +1,105 @@
+#include "onnx/prune_repair.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace hone::onnx {
+namespace {
+constexpr int64_t kBatchRows = 256;  // rows per rank update: large enough for a blocked product
+}  // namespace
+
+HiddenMoments::HiddenMoments(int64_t width)
+    : width_(width),
+      gram_(Eigen::MatrixXd::Zero(width + 1, width + 1)),
+      batch_(Eigen::MatrixXd::Zero(kBatchRows, width + 1)) {}
+
+void HiddenMoments::Add(std::span<const float> values, std::span<const uint8_t> keep_row) {
+  const int64_t n = static_cast<int64_t>(values.size()) / width_;
+  for (int64_t r = 0; r < n; ++r) {
+    if (!keep_row.empty() && !keep_row[static_cast<size_t>(r)]) continue;
+    const float* row = values.data() + r * width_;
+    if (!std::all_of(row, row + width_, [](float v) { return std::isfinite(v); })) {
+      ++nonfinite_rows_;
+      continue;
+    }
+    for (int64_t j = 0; j < width_; ++j) batch_(batch_rows_, j) = row[j];
+    batch_(batch_rows_, width_) = 1.0;
+    ++rows_;
+    if (++batch_rows_ == kBatchRows) Flush();
+  }
+}
+
+void HiddenMoments::Flush() {
+  if (batch_rows_ == 0) return;
+  auto rows = batch_.topRows(batch_rows_);
+  gram_.selfadjointView<Eigen::Lower>().rankUpdate(rows.transpose());
+  batch_rows_ = 0;
+}
+
+Eigen::MatrixXd HiddenMoments::Gram() const {
+  Eigen::MatrixXd g = gram_;
+  if (batch_rows_ > 0) g.selfadjointView<Eigen::Lower>().rankUpdate(batch_.topRows(batch_rows_).transpose());
+  return g.selfadjointView<Eigen::Lower>();
+}
+
+Refit SelectAndRefit(const Eigen::MatrixXd& gram, std::span<const float> weight, int64_t out,
+                     std::span<const float> bias, int64_t keep, double ridge) {
+  const int64_t f = gram.rows() - 1;
+  const bool has_bias = !bias.empty();
+  // W = [W2; b2] (the bias row zero without a bias, so that the same products hold).
+  Eigen::MatrixXd w = Eigen::MatrixXd::Zero(f + 1, out);
+  for (int64_t j = 0; j < f; ++j)
+    for (int64_t o = 0; o < out; ++o) w(j, o) = weight[static_cast<size_t>(j * out + o)];
+  if (has_bias)
+    for (int64_t o = 0; o < out; ++o) w(f, o) = bias[static_cast<size_t>(o)];
+
+  std::vector<int64_t> order(static_cast<size_t>(f));
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<double> score(static_cast<size_t>(f));
+  for (int64_t j = 0; j < f; ++j) score[static_cast<size_t>(j)] = gram(j, j) * w.row(j).squaredNorm();
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return score[static_cast<size_t>(a)] > score[static_cast<size_t>(b)]; });
+  Refit refit;
+  refit.kept.assign(order.begin(), order.begin() + keep);
+  std::sort(refit.kept.begin(), refit.kept.end());
+
+  // The fit's columns: the kept neurons, and the constant when there is a bias.
+  std::vector<int64_t> cols = refit.kept;
+  if (has_bias) cols.push_back(f);
+  const auto n = static_cast<Eigen::Index>(cols.size());
+  Eigen::MatrixXd a(n, n), rhs(n, out), w_kept(n, out);
+  for (Eigen::Index r = 0; r < n; ++r) {
+    for (Eigen::Index c = 0; c < n; ++c) a(r, c) = gram(cols[static_cast<size_t>(r)], cols[static_cast<size_t>(c)]);
+    w_kept.row(r) = w.row(cols[static_cast<size_t>(r)]);
+  }
+  Eigen::MatrixXd g_s_all(n, f + 1);
+  for (Eigen::Index r = 0; r < n; ++r) g_s_all.row(r) = gram.row(cols[static_cast<size_t>(r)]);
+  rhs = g_s_all * w;
+  double mean_diag = 0;
+  for (int64_t j : refit.kept) mean_diag += gram(j, j);
+  mean_diag /= static_cast<double>(std::max<int64_t>(keep, 1));
+  Eigen::MatrixXd regular = a;
+  for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(refit.kept.size()); ++i) regular(i, i) += ridge * mean_diag;
+  Eigen::MatrixXd x = regular.ldlt().solve(rhs);
+
+  // Squared errors from the moments alone: |Y|^2 = tr(W' G W), |Y - [H_S 1] X|^2 = |Y|^2 - 2 tr(X' G_S: W) + tr(X' A X).
+  const double total = (w.transpose() * gram * w).trace();
+  auto error = [&](const Eigen::MatrixXd& xs) {
+    const double e = total - 2 * (xs.transpose() * rhs).trace() + (xs.transpose() * a * xs).trace();
+    return total > 0 ? std::max(e, 0.0) / total : 0.0;
+  };
+  refit.relative_error = error(x);
+  refit.relative_error_unrepaired = error(w_kept);
+
+  refit.weight.resize(static_cast<size_t>(keep * out));
+  for (int64_t r = 0; r < keep; ++r)
+    for (int64_t o = 0; o < out; ++o) refit.weight[static_cast<size_t>(r * out + o)] = static_cast<float>(x(r, o));
+  if (has_bias) {
+    refit.bias.resize(static_cast<size_t>(out));
+    for (int64_t o = 0; o < out; ++o) refit.bias[static_cast<size_t>(o)] = static_cast<float>(x(keep, o));
+  }
+  return refit;
+}
+
+}  // namespace hone::onnx

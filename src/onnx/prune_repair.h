@@ -1,0 +1,54 @@
+// Choosing which neurons of a feed-forward block to keep, and refitting the block's second MatMul on the ones kept,
+// from the second moments of the hidden activations seen on calibration data (no training, no gradients):
+//
+//   G = [H 1]^T [H 1] over every calibration row of the hidden value H [rows, F] (the 1 column carries the bias).
+//   A neuron's importance is E[h_j^2] * |W2_j|^2: how much output energy it contributes.
+//   For the kept set S, the refit solves min |[H 1] [W2; b2] - [H_S 1] X|^2 (+ ridge) for X = [W2'; b2'], the
+//   normal equations (G_SS + r I) X = G_S,: [W2; b2]: the new weight and bias of the second MatMul.
+// ThiNet (Luo et al. 2017) and He et al. 2017 refit the next layer this way; Kwon et al. 2022 do it for BERT's FFN.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <Eigen/Dense>
+
+namespace hone::onnx {
+
+// Sums [h 1]^T [h 1] over rows of a block's hidden value, in double precision.
+class HiddenMoments {
+ public:
+  explicit HiddenMoments(int64_t width);
+  // `values`: whole rows of `width` floats; `keep_row` (empty: all) says per row whether it counts (padding does
+  // not). Rows holding NaN or Inf are skipped and counted.
+  void Add(std::span<const float> values, std::span<const uint8_t> keep_row = {});
+  int64_t width() const { return width_; }
+  int64_t rows() const { return rows_; }
+  int64_t nonfinite_rows() const { return nonfinite_rows_; }
+  // The (width + 1) square Gram matrix, full (both triangles).
+  Eigen::MatrixXd Gram() const;
+
+ private:
+  int64_t width_;
+  int64_t rows_ = 0, nonfinite_rows_ = 0;
+  Eigen::MatrixXd gram_;   // lower triangle accumulated
+  Eigen::MatrixXd batch_;  // rows gathered before one rank update
+  int64_t batch_rows_ = 0;
+  void Flush();
+};
+
+struct Refit {
+  std::vector<int64_t> kept;           // neuron indices, ascending
+  std::vector<float> weight;           // [kept, out] row-major: the second MatMul's new weight
+  std::vector<float> bias;             // [out]: the new bias (empty when the block had none)
+  double relative_error = 0;           // |Y - Y'|^2 / |Y|^2 on the calibration rows, refitted
+  double relative_error_unrepaired = 0;  // the same keeping the original rows of W2 and b2
+};
+
+// `gram` from HiddenMoments; `weight` [F, out] row-major; `bias` [out] or empty (then the fit has no intercept
+// either). Keeps the `keep` most important neurons (1 <= keep <= F).
+Refit SelectAndRefit(const Eigen::MatrixXd& gram, std::span<const float> weight, int64_t out,
+                     std::span<const float> bias, int64_t keep, double ridge);
+
+}  // namespace hone::onnx

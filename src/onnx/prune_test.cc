@@ -1,0 +1,221 @@
+// Pruning a feed-forward block: finding it (and refusing what cannot be pruned safely), choosing neurons and refitting
+// the second MatMul from second moments, and the whole rewrite run in ONNX Runtime on calibration data written here.
+#include "onnx/prune.h"
+
+#include <cmath>
+#include <random>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "onnx/graph_rewrite.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/prune_ffn_blocks.h"
+#include "onnx/prune_repair.h"
+#include "onnx/prune_test_models.h"
+#include "tensor/npz.h"
+
+namespace hone::onnx {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::FfnModel;
+
+FfnSearch Find(::onnx::ModelProto m) {
+  RewriteScope scope;
+  EXPECT_TRUE(BeginRewrite(&m, &scope).ok());
+  GraphIndex index(m.graph());
+  return FindFfnBlocks(m.graph(), index);
+}
+
+std::vector<int64_t> Dims(const ::onnx::ModelProto& m, const std::string& name) {
+  for (const auto& t : m.graph().initializer())
+    if (t.name() == name) return {t.dims().begin(), t.dims().end()};
+  return {};
+}
+
+TEST(FindFfnBlocksTest, FindsTheBlockAroundTorchsGelu) {
+  FfnSearch s = Find(FfnModel(8));
+  ASSERT_EQ(s.blocks.size(), 1u);
+  EXPECT_THAT(s.refused, IsEmpty());
+  const FfnBlock& b = s.blocks[0];
+  EXPECT_EQ(b.width, 8);
+  EXPECT_EQ(b.up_weight, "W1");
+  EXPECT_EQ(b.up_bias, "b1");
+  EXPECT_EQ(b.hidden, "h");
+  EXPECT_EQ(b.down_weight, "W2");
+  EXPECT_EQ(b.down_bias, "b2");
+}
+
+TEST(FindFfnBlocksTest, AttentionsProjectionsAreNotFeedForwardBlocks) {
+  FfnSearch s = Find(testing::AttentionModel());
+  EXPECT_THAT(s.blocks, IsEmpty());
+  EXPECT_THAT(s.refused, IsEmpty());
+}
+
+TEST(FindFfnBlocksTest, RefusesAHiddenValueReadOutsideTheBlock) {
+  ::onnx::ModelProto m = FfnModel(8);
+  testing::SetTensorType(m.mutable_graph()->add_output(), "e", ::onnx::TensorProto::FLOAT, {"N", "T", 8});
+  FfnSearch s = Find(m);
+  EXPECT_THAT(s.blocks, IsEmpty());
+  EXPECT_THAT(s.refused, ElementsAre(AllOf(HasSubstr("'down' (MatMul)"), HasSubstr("'e'"), HasSubstr("graph output"))));
+
+  m = FfnModel(8);
+  testing::AddNode(m.mutable_graph(), "Identity", {"ub"}, {"z"})->set_name("peek");
+  testing::SetTensorType(m.mutable_graph()->add_output(), "z", ::onnx::TensorProto::FLOAT, {"N", "T", 8});
+  s = Find(m);
+  EXPECT_THAT(s.refused, ElementsAre(AllOf(HasSubstr("'ub'"), HasSubstr("also read by 'peek' (Identity)"))));
+}
+
+TEST(FindFfnBlocksTest, RefusesASharedWeight) {
+  ::onnx::ModelProto m = FfnModel(8);
+  testing::AddNode(m.mutable_graph(), "MatMul", {"x", "W1"}, {"y2"})->set_name("other");
+  testing::SetTensorType(m.mutable_graph()->add_output(), "y2", ::onnx::TensorProto::FLOAT, {"N", "T", 8});
+  FfnSearch s = Find(m);
+  EXPECT_THAT(s.blocks, IsEmpty());
+  EXPECT_THAT(s.refused, ElementsAre(HasSubstr("weight 'W1' is shared with another node")));
+}
+
+TEST(FindFfnBlocksTest, RefusesAnActivationThatMixesNeurons) {
+  ::onnx::ModelProto m = FfnModel(8);
+  for (auto& node : *m.mutable_graph()->mutable_node())
+    if (node.name() == "gelu_erf") node.set_op_type("Softmax");  // mixes the neurons of a row
+  FfnSearch s = Find(m);
+  EXPECT_THAT(s.blocks, IsEmpty());
+  EXPECT_THAT(s.refused, ElementsAre(HasSubstr("node 'gelu_erf' (Softmax) inside the activation is not elementwise")));
+}
+
+// H [rows, 4] whose column 3 is column 0 plus column 1, with W2's row 3 small: neuron 3 matters least and all it
+// carried is in the others, so the refit recovers the output exactly where dropping it alone does not.
+TEST(SelectAndRefitTest, RecoversWhatTheKeptNeuronsSpan) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> dist(0.5f, 1.0f);
+  HiddenMoments moments(4);
+  std::vector<float> rows;
+  for (int r = 0; r < 300; ++r) {
+    float a = dist(rng), b = dist(rng), c = dist(rng);
+    rows.insert(rows.end(), {a, b, c, a + b});
+  }
+  moments.Add(rows);
+  EXPECT_EQ(moments.rows(), 300);
+  const std::vector<float> w2 = {1, 2, -1, 0.5f, 0.3f, 1, 0.01f, 0.02f};  // [4, 2]
+  const std::vector<float> b2 = {0.1f, -0.2f};
+  Refit fit = SelectAndRefit(moments.Gram(), w2, 2, b2, 3, 1e-12);
+  EXPECT_THAT(fit.kept, ElementsAre(0, 1, 2));
+  EXPECT_LT(fit.relative_error, 1e-9);
+  EXPECT_GT(fit.relative_error_unrepaired, 1e-6);
+  // Neuron 3's weights folded into neurons 0 and 1: W2'[0] = W2[0] + W2[3], W2'[1] = W2[1] + W2[3].
+  EXPECT_NEAR(fit.weight[0], 1.01f, 1e-4);
+  EXPECT_NEAR(fit.weight[1], 2.02f, 1e-4);
+  EXPECT_NEAR(fit.weight[2], -0.99f, 1e-4);
+  EXPECT_NEAR(fit.weight[3], 0.52f, 1e-4);
+  EXPECT_NEAR(fit.bias[0], 0.1f, 1e-4);
+}
+
+TEST(HiddenMomentsTest, SkipsMaskedAndNonFiniteRows) {
+  HiddenMoments moments(2);
+  const std::vector<float> rows = {1, 2, 3, 4, NAN, 1, 5, 6};
+  const std::vector<uint8_t> keep = {1, 0, 1, 1};
+  moments.Add(rows, keep);
+  EXPECT_EQ(moments.rows(), 2);
+  EXPECT_EQ(moments.nonfinite_rows(), 1);
+  Eigen::MatrixXd g = moments.Gram();
+  EXPECT_DOUBLE_EQ(g(0, 0), 1 + 25);
+  EXPECT_DOUBLE_EQ(g(0, 1), 2 + 30);
+  EXPECT_DOUBLE_EQ(g(1, 0), 2 + 30);
+  EXPECT_DOUBLE_EQ(g(2, 2), 2);  // the constant column counts the rows
+}
+
+class PruneModelTest : public ::testing::Test {
+ protected:
+  std::string WriteData(const std::string& name, bool with_mask) {
+    Tensor x = testing::RandomTensor({64, 6, 4}, 5, -2, 2);
+    std::vector<NamedTensor> arrays{{"x", x}};
+    if (with_mask) {
+      Tensor mask = *Tensor::Allocate(DataType::kInt64, {64, 6});
+      auto v = mask.mutable_values<int64_t>();
+      for (size_t i = 0; i < v.size(); ++i) v[i] = (i % 6) < 4;  // the last two positions of each row are padding
+      arrays.push_back({"attention_mask", mask});
+    }
+    std::string path = dir_.File(name);
+    EXPECT_TRUE(WriteNpz(path, arrays, false).ok());
+    return path;
+  }
+  PruneOptions Options(const std::string& data, double ratio, int64_t multiple) {
+    PruneOptions o;
+    o.ratio = ratio;
+    o.keep_multiple = multiple;
+    o.calibration_inputs.data_path = data;
+    o.calibration_threads = 1;
+    o.ridge = 1e-9;
+    return o;
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(PruneModelTest, HalvesABlockWithARedundantHalfAndKeepsItsOutput) {
+  const ::onnx::ModelProto source = FfnModel(32, false, true);
+  ::onnx::ModelProto pruned = source;
+  auto s = PruneModel(&pruned, Options(WriteData("cal.npz", false), 0.5, 8));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->blocks.size(), 1u);
+  EXPECT_EQ(s->blocks[0].width, 32);
+  EXPECT_EQ(s->blocks[0].kept, 16);
+  EXPECT_EQ(s->blocks[0].down_node, "down");
+  EXPECT_LT(s->blocks[0].relative_error, 1e-8);
+  EXPECT_GT(s->blocks[0].relative_error_unrepaired, 1e-6);
+  EXPECT_EQ(s->calibration_rows, 64 * 6);
+  EXPECT_EQ(s->row_mask, "");
+  EXPECT_EQ(s->weights_before, 4 * 32 + 32 * 4 + 32 + 4);
+  EXPECT_EQ(s->weights_after, 4 * 16 + 16 * 4 + 16 + 4);
+  EXPECT_THAT(Dims(pruned, "W1"), ElementsAre(4, 16));
+  EXPECT_THAT(Dims(pruned, "b1"), ElementsAre(16));
+  EXPECT_THAT(Dims(pruned, "W2"), ElementsAre(16, 4));
+
+  const std::string path = dir_.File("pruned.onnx");
+  ASSERT_TRUE(SaveAndLoadCheck(pruned, path).ok());
+  Tensor probe = testing::RandomTensor({3, 5, 4}, 77, -2, 2);  // rows calibration never saw
+  std::string error;
+  auto want = testing::RunFirstOutput(dir_.WriteModel("source.onnx", source), probe, &error);
+  auto got = testing::RunFirstOutput(path, probe, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_LT(testing::MaxAbsDiff(want, got), 1e-4 * testing::MaxAbs(want));
+  bool described = false;
+  for (const auto& p : pruned.metadata_props())
+    if (p.key() == "hone.prune") described = p.value().find("kept=16/32") != std::string::npos;
+  EXPECT_TRUE(described);
+}
+
+TEST_F(PruneModelTest, LeavesPaddedPositionsOutOfTheFit) {
+  ::onnx::ModelProto m = FfnModel(32, true);
+  auto s = PruneModel(&m, Options(WriteData("masked.npz", true), 0.25, 8));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->row_mask, "attention_mask");
+  EXPECT_EQ(s->calibration_rows, 64 * 4);
+  EXPECT_THAT(s->calibration, HasSubstr("padding left out by 'attention_mask'"));
+  EXPECT_EQ(s->blocks.at(0).kept, 24);
+}
+
+TEST_F(PruneModelTest, ABlockTooNarrowForTheRoundingIsListedNotPruned) {
+  ::onnx::ModelProto m = FfnModel(8);
+  auto s = PruneModel(&m, Options(WriteData("cal.npz", false), 0.25, 16));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_THAT(s->blocks, IsEmpty());
+  EXPECT_THAT(s->refused, ElementsAre(HasSubstr("8 neurons; keeping a multiple of 16 removes none")));
+}
+
+TEST_F(PruneModelTest, BadOptionsAndDataNameTheFault) {
+  ::onnx::ModelProto m = FfnModel(32);
+  EXPECT_THAT(PruneModel(&m, Options("x.npz", 1.0, 8)).status().message(), HasSubstr("--ratio 1"));
+  EXPECT_THAT(PruneModel(&m, Options("x.npz", 0.0, 8)).status().message(), HasSubstr("--ratio 0"));
+  EXPECT_THAT(PruneModel(&m, Options("", 0.5, 8)).status().message(), HasSubstr("--calibration-data is required"));
+  auto missing = PruneModel(&m, Options(dir_.File("absent.npz"), 0.5, 8));
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("absent.npz"));
+}
+
+}  // namespace
+}  // namespace hone::onnx
