@@ -130,6 +130,22 @@ TEST_F(CheckCliTest, CompareAgainstPyTorchLogitsAndSavedOutputs) {
   EXPECT_EQ(files.exit_code, 0) << files.Describe();
 }
 
+// --bench measures both side by side: a table of the two and their ratio, and the same figures in the report.
+TEST_F(CheckCliTest, CompareBenchMeasuresBothSideBySide) {
+  RunResult r = Hone({"compare", kModel, Path("scaled.onnx"), "--data", kData, "--bench", "--bench-rounds", "2",
+                      "--bench-window-ms", "50", "--json", Path("bench.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("speed, candidate against reference:"));
+  EXPECT_THAT(r.out, HasSubstr("throughput (samples/s)"));
+  EXPECT_THAT(r.out, HasSubstr("medians of 2 rounds alternating reference and candidate"));
+  auto j = Report(Path("bench.json"), "compare");
+  ASSERT_TRUE(j["speed"].is_object()) << j.dump();
+  EXPECT_EQ(j["speed"]["rounds"].size(), 2u);
+  EXPECT_GT(j["speed"]["throughput_ratio"]["median"].get<double>(), 0);
+  ExpectUsage(Hone({"compare", kModel, kModel, "--bench", "--bench-rounds", "0"}), {"--bench-rounds"});
+  ExpectUsage(Hone({"compare", kLogits, kModel, "--data", kData, "--bench"}), {"--bench"});
+}
+
 TEST_F(CheckCliTest, CompareBadUsage) {
   ExpectUsage(Hone({"compare", kModel, kModel, "--atol", "lots"}), {"--atol 'lots'"});
   ExpectUsage(Hone({"compare", kModel, kModel, "--error-stat", "median"}), {"--error-stat 'median'"});

@@ -4,6 +4,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "bench/report.h"
 #include "check/compare_report.h"
@@ -12,6 +13,8 @@
 #include "cli/common_flags.h"
 #include "cli/report_output.h"
 #include "cli/tolerance_flags.h"
+#include "harness/speed_comparison.h"
+#include "harness/variant_check_json.h"
 #include "onnx/model_json.h"
 #include "report/system_info.h"
 
@@ -26,6 +29,9 @@ struct CompareFlags {
   ToleranceFlags tolerance;
   std::vector<std::string> map;
   std::string json_path;
+  bool bench = false;
+  int bench_rounds = 5;
+  double bench_window_ms = 250;
 };
 
 void AddFlags(CLI::App& sub, CompareFlags& f) {
@@ -45,6 +51,12 @@ void AddFlags(CLI::App& sub, CompareFlags& f) {
   sub.add_option("--save-outputs", job.save_reference_outputs,
                  "write the reference's outputs to FILE (.npz, or .npy for one output) to use as a saved reference");
   sub.add_option("--save-candidate-outputs", job.save_candidate_outputs, "write the candidate's outputs to FILE");
+  sub.add_flag("--bench", f.bench,
+               "also measure the two models' speed side by side: rounds alternating reference and candidate in "
+               "process, medians with the reference's own spread (the exit code still says only whether outputs match)");
+  sub.add_option("--bench-rounds", f.bench_rounds, "--bench: pairs of measurements")->capture_default_str();
+  sub.add_option("--bench-window-ms", f.bench_window_ms, "--bench: each measurement is a warm-up and two windows of this")
+      ->capture_default_str();
   sub.add_option("--json", f.json_path, "write the report as JSON to FILE (-: standard output, the text report then "
                                        "going to standard error)");
 }
@@ -62,6 +74,12 @@ Status Apply(CompareFlags& f) {
   }
   if (f.job.batch < 0) return Status::InvalidArgument("--batch: expected >= 1");
   if (f.job.settings.top_k < 1) return Status::InvalidArgument("--top-k: expected >= 1");
+  if (f.bench && (f.bench_rounds < 1 || !(f.bench_window_ms > 0)))
+    return Status::InvalidArgument("--bench-rounds and --bench-window-ms: expected >= 1 and > 0");
+  if (f.bench)
+    for (const std::string* path : {&f.job.reference_path, &f.job.candidate_path})
+      if (path->ends_with(".npy") || path->ends_with(".npz"))
+        return Status::InvalidArgument("--bench measures two models; '" + *path + "' holds saved outputs");
   return Status::Ok();
 }
 
@@ -84,6 +102,23 @@ int Run(CompareFlags& f) {
   if (!report.ok()) return fail(report.status());
   report->machine = report::DescribeMachine(report::ReadSystemInfo());
   std::cout << check::CompareReportToText(*report);
+  std::optional<harness::SpeedComparison> speed;
+  if (f.bench) {
+    harness::SpeedComparisonSettings b;
+    b.source_path = f.job.reference_path;
+    b.variant_path = f.job.candidate_path;
+    b.inputs = f.job.inputs;
+    b.session = f.job.session;
+    b.rounds = f.bench_rounds;
+    b.batch = f.job.batch;
+    b.window_s = f.bench_window_ms / 1000;
+    auto measured = harness::CompareSpeed(b);
+    if (!measured.ok()) return fail(measured.status().WithContext("--bench"));
+    speed = std::move(*measured);
+    std::cout << fmt::format("speed, candidate against reference:\n  {:<24} {:>14} {:>14} {:>10}\n", "", "reference",
+                             "candidate", "ratio")
+              << harness::SpeedComparisonRows(*speed, "reference", "candidate") << "  " << speed->verdict_detail << "\n";
+  }
   int code = report->passed() ? kExitOk : kExitCheckFailed;
   if (!f.json_path.empty()) {
     // The envelope's model is the reference; the candidate, in the same shape, goes in the body.
@@ -93,6 +128,7 @@ int Run(CompareFlags& f) {
     if (s.ok()) {
       nlohmann::json body = check::CompareReportToJson(*report);
       body["candidate_model"] = *candidate;
+      body["speed"] = speed ? harness::SpeedComparisonToJson(*speed) : nlohmann::json(nullptr);
       s = WriteJsonReport(f.json_path, "compare", *reference, std::move(body));
     }
     if (!s.ok()) code = fail(s);
@@ -109,7 +145,8 @@ Command AddCompareCommand(CLI::App& app) {
                  "per-output tolerances; exit 1 on a mismatch");
   sub->footer("Examples:\n"
                  "  hone compare models/fashion_mnist/model.onnx model.fp16.onnx --data models/fashion_mnist/test.npz\n"
-                 "  hone compare models/fashion_mnist/model.onnx model.int8.onnx --atol 1e-3 --json compare.json");
+                 "  hone compare models/fashion_mnist/model.onnx model.int8.onnx --atol 1e-3 --json compare.json\n"
+                 "  hone compare model.onnx model.pruned.onnx --data inputs.npz --bench --bench-rounds 5");
   AddFlags(*sub, *flags);
   return [flags] { return Run(*flags); };
 }

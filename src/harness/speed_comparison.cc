@@ -164,4 +164,28 @@ double Spread(const std::vector<double>& values) {
   return median > 0 ? (*hi - *lo) / median : 0;
 }
 
+std::string SpeedComparisonRows(const SpeedComparison& sp, std::string_view source, std::string_view variant) {
+  std::string t;
+  t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", "p50 latency", FormatDuration(double(sp.source_p50_ns)),
+                   FormatDuration(double(sp.variant_p50_ns)), fmt::format("{:.2f}x", sp.p50_ratio));
+  t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", "p99 latency", FormatDuration(double(sp.source_p99_ns)),
+                   FormatDuration(double(sp.variant_p99_ns)), fmt::format("{:.2f}x", sp.p99_ratio));
+  t += fmt::format("  {:<24} {:>14.1f} {:>14.1f} {:>10}\n", "throughput (samples/s)", sp.source_sps, sp.variant_sps,
+                   fmt::format("{:.2f}x", sp.throughput_ratio));
+  std::string rounds;
+  for (const auto& r : sp.rounds) rounds += fmt::format("{}{:.2f}x", rounds.empty() ? "" : " ", r.throughput_ratio());
+  const auto& points = sp.source_report.points;
+  // One round measures the source once: there is no spread to judge noise by, and the report must not print 0%.
+  const std::string spread =
+      sp.rounds.size() < 2 ? fmt::format("one round, so the {}'s own spread is not known (--bench-rounds)", source)
+                           : fmt::format("the {}'s own spread {:.1f}%", source, 100 * sp.source_throughput_spread);
+  t += fmt::format("  bench: in process, closed loop, {}, {}; {} alternating {} and {} "
+                   "(throughput ratio per round: {}; {})\n",
+                   points.empty() ? "" : points[0].point.Label(),
+                   sp.source_report.sessions.empty() ? "" : sp.source_report.sessions[0].options.ToString(),
+                   sp.rounds.size() == 1 ? std::string("1 round") : fmt::format("medians of {} rounds", sp.rounds.size()),
+                   source, variant, rounds, spread);
+  return t;
+}
+
 }  // namespace hone::harness

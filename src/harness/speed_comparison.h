@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/progress.h"
@@ -71,6 +72,11 @@ Result<SpeedComparison> CompareSpeed(const SpeedComparisonSettings& settings);
 
 // Judges measured rounds (pure; CompareSpeed calls it): fills the medians, spreads, verdict and detail.
 void JudgeSpeed(const SpeedComparisonSettings& settings, SpeedComparison& comparison);
+
+// The table rows of a comparison (p50, p99, throughput: the two sides and their ratio) and the line that says how it
+// was measured, each indented by two spaces, for the column headers `source` and `variant` already printed by the
+// caller ("source"/"variant", "reference"/"candidate").
+std::string SpeedComparisonRows(const SpeedComparison& speed, std::string_view source, std::string_view variant);
 
 // Median with the mean of the middle two for an even count; 0 for none.
 double Median(std::vector<double> values);

@@ -136,27 +136,7 @@ std::string VariantOutcomeToText(const VariantCheck& c, const VariantOutcome& o)
   t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", "", "source", "variant", "ratio");
   t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", "size", FormatBytes(double(o.source_bytes)),
                    FormatBytes(double(o.variant_bytes)), Ratio(double(o.variant_bytes), double(o.source_bytes)));
-  if (const auto& sp = o.speed) {
-    t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", "p50 latency", FormatDuration(double(sp->source_p50_ns)),
-                     FormatDuration(double(sp->variant_p50_ns)), fmt::format("{:.2f}x", sp->p50_ratio));
-    t += fmt::format("  {:<24} {:>14} {:>14} {:>10}\n", "p99 latency", FormatDuration(double(sp->source_p99_ns)),
-                     FormatDuration(double(sp->variant_p99_ns)), fmt::format("{:.2f}x", sp->p99_ratio));
-    t += fmt::format("  {:<24} {:>14.1f} {:>14.1f} {:>10}\n", "throughput (samples/s)", sp->source_sps,
-                     sp->variant_sps, fmt::format("{:.2f}x", sp->throughput_ratio));
-    std::string rounds;
-    for (const auto& r : sp->rounds) rounds += fmt::format("{}{:.2f}x", rounds.empty() ? "" : " ", r.throughput_ratio());
-    const auto& points = sp->source_report.points;
-    // One round measures the source once: there is no spread to judge noise by, and the report must not print 0%.
-    const std::string spread =
-        sp->rounds.size() < 2 ? std::string("one round, so the source's own spread is not known (--bench-rounds)")
-                              : fmt::format("the source's own spread {:.1f}%", 100 * sp->source_throughput_spread);
-    t += fmt::format("  bench: in process, closed loop, {}, {}; {} alternating source and variant "
-                     "(throughput ratio per round: {}; {})\n",
-                     points.empty() ? "" : points[0].point.Label(),
-                     sp->source_report.sessions.empty() ? "" : sp->source_report.sessions[0].options.ToString(),
-                     sp->rounds.size() == 1 ? std::string("1 round") : fmt::format("medians of {} rounds", sp->rounds.size()),
-                     rounds, spread);
-  }
+  if (o.speed) t += SpeedComparisonRows(*o.speed, "source", "variant");
   for (const auto& out : o.compare.outputs) {
     if (!out.shapes_match) {
       t += fmt::format("  output '{}': shapes differ\n", out.reference_name);
