@@ -2,7 +2,8 @@
 // from the second moments of the hidden activations seen on calibration data (no training, no gradients):
 //
 //   G = [H 1]^T [H 1] over every calibration row of the hidden value H [rows, F] (the 1 column carries the bias).
-//   A neuron's importance is E[h_j^2] * |W2_j|^2: how much output energy it contributes.
+//   Neurons go one at a time, the one whose removal costs least once the others compensate (Optimal Brain Surgeon
+//   on whole rows: |W_j|^2 / [(G + r)^-1]_jj), until `keep` remain.
 //   For the kept set S, the refit solves min |[H 1] [W2; b2] - [H_S 1] X|^2 (+ ridge) for X = [W2'; b2'], the
 //   normal equations (G_SS + r I) X = G_S,: [W2; b2]: the new weight and bias of the second MatMul.
 // ThiNet (Luo et al. 2017) and He et al. 2017 refit the next layer this way; Kwon et al. 2022 do it for BERT's FFN.
