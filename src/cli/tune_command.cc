@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/report_output.h"
+#include "cli/tolerance_flags.h"
 #include "tune/capacity.h"
 #include "tune/tune_runner.h"
 
@@ -27,10 +28,11 @@ Command AddTuneCommand(CLI::App& app) {
     std::string expected_load;
     double cost_per_hour = 0;
     bool quick = false, quiet = false, server_log = false;
+    ToleranceFlags tolerance;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* sub = app.add_subcommand(
-      "tune", "the whole job: baseline, profile, batching, graph, threads, precision, each gated; a report and a "
+      "tune", "the whole job: baseline, profile, batching, graph, threads, precision, compression, each gated; a report and a "
               "model repository that hone serve serves as is");
   sub->add_option("model", flags->model, "the .onnx file (never modified)")->required();
   AddInputFlags(*sub, flags->inputs, flags->input_flags);
@@ -59,6 +61,9 @@ Command AddTuneCommand(CLI::App& app) {
                   "replicas it needs from what one replica holds within each SLO, and OUT/deploy/ asks for them");
   sub->add_option("-o,--out", flags->out, "folder for report.json, report.html and repository/ (must not hold them)")
       ->required();
+  // How close every variant's outputs and the served winner's must stay to the source's (hone compare's rules):
+  // pruning, a lossy step, passes only where the user says how much it may move them.
+  AddToleranceFlags(*sub, flags->tolerance);
   sub->add_flag("--quick", flags->quick, "shorter windows and fewer candidates (demos, tests)");
   sub->add_option("--search", flags->search,
                   "staged: the stages in order of risk, each from the best so far; exhaustive: every combination "
@@ -101,6 +106,7 @@ Command AddTuneCommand(CLI::App& app) {
       settings.gates = *gates;
     }
     settings.slice_key = flags->slice;
+    if (Status s = ApplyToleranceFlags(flags->tolerance, settings.tolerances); !s.ok()) return fail(s);
     if (!flags->expected_load.empty()) {
       auto expected = tune::ParseExpectedLoad(flags->expected_load);
       if (!expected.ok()) return fail(expected.status());

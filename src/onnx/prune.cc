@@ -212,6 +212,15 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
   return summary;
 }
 
+Result<FfnSearch> FindFfnBlocksInFile(const std::string& path) {
+  ::onnx::ModelProto model;
+  HONE_RETURN_IF_ERROR(LoadModelForRewrite(path, &model));
+  RewriteScope scope;
+  HONE_RETURN_IF_ERROR(BeginRewrite(&model, &scope));
+  GraphIndex index(model.graph());
+  return FindFfnBlocks(model.graph(), index);
+}
+
 Result<PruneSummary> PruneFile(const std::string& input_path, const std::string& output_path,
                                const PruneOptions& options) {
   HONE_RETURN_IF_ERROR(options.Validate());

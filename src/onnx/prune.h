@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "onnx/prune_ffn_blocks.h"
 #include "onnx/prune_options.h"
 
 namespace onnx {
@@ -29,6 +30,9 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
 
 // One line saying what the options make, as recorded in metadata_props["hone.prune"].
 std::string DescribePruning(const PruneOptions& options, const PruneSummary& summary);
+
+// The feed-forward blocks of the model at `path` and those refused, as PruneModel would find them (nothing written).
+Result<FfnSearch> FindFfnBlocksInFile(const std::string& path);
 
 // Reads `input_path`, prunes, writes `output_path` and opens it in ONNX Runtime: Internal naming the file if the
 // runtime rejects what hone wrote. Nothing is written when no block was pruned.

@@ -12,7 +12,7 @@ namespace hone::tune {
 
 void RunBaseline(TuneState& state) {
   const auto started = std::chrono::steady_clock::now();
-  state.Say("stage 1 of 6 (baseline): served as a naive user would (no batching, one instance, ONNX Runtime defaults)");
+  state.Say("stage 1 of 7 (baseline): served as a naive user would (no batching, one instance, ONNX Runtime defaults)");
   std::vector<TrialResult> repeats;
   int rounds = state.given.settings->quick ? 2 : 3;
   TrialPlan plan = state.given.plan;

@@ -26,12 +26,14 @@ std::string Candidate::Describe() const {
   std::string threads = threads_set ? fmt::format("intra {}", session.intra_op_threads) : "threads split by hone serve";
   return fmt::format("{}, {} instance{}, {}, spin {}, graph {}, {}", batching, instances, instances == 1 ? "" : "s",
                      threads, session.allow_spinning ? "on" : "off",
-                     runtime::GraphOptimizationName(session.graph_optimization), precision);
+                     runtime::GraphOptimizationName(session.graph_optimization),
+                     compression.empty() ? precision : precision + ", " + compression);
 }
 
 nlohmann::json CandidateSettingsJson(const Candidate& c) {
   return {{"model_path", c.model_path},
           {"precision", c.precision},
+          {"compression", c.compression.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.compression)},
           {"max_batch_size", c.max_batch_size},
           {"dynamic_batching", c.dynamic_batching},
           {"max_queue_delay_us", c.dynamic_batching ? nlohmann::json(c.max_queue_delay_us) : nlohmann::json()},

@@ -21,6 +21,7 @@ struct Candidate {
   std::string stage;           // the stage that made it
   std::string model_path;      // the ONNX file served
   std::string precision = "fp32";  // "fp32", "int8-dynamic", "int8-static", "fp16", "bf16", "int4-weight-only"
+  std::string compression;         // "" (none), or the compression stage's variant: "prune-ffn-25"
   // ONNX Runtime's settings. threads_set false: the config sets no thread counts and hone serve splits the cores
   // between instances (what a user who writes no parameters gets).
   runtime::SessionOptions session;

@@ -117,7 +117,8 @@ void RunExhaustiveSearch(TuneState& state) {
       started + std::chrono::milliseconds(static_cast<int64_t>(1000 * std::max(0.0, state.left_s() * 0.3)));
   std::vector<VariantCheckRecord> checks;
   std::vector<Candidate> models = {base};
-  for (Candidate& c : MakeVerifiedVariants(state, PlanPrecisionVariants(state), verify_end, checks)) {
+  for (Candidate& c : MakeVerifiedVariants(state, {"precision", 6, VariantChange::kPrecision}, PlanPrecisionVariants(state),
+                                           verify_end, checks)) {
     models.push_back(std::move(c));
   }
   const Grid grid = MakeGrid(state, base, models);

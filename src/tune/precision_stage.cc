@@ -54,13 +54,14 @@ Status MakeVariant(const PrecisionVariant& v, const std::string& source, const s
   return Status::InvalidArgument(fmt::format("variant '{}' says neither how to quantize nor how to convert", v.id));
 }
 
-VariantCheck CheckFor(const TuneState& state, const std::string& variant_path) {
+VariantCheck CheckFor(const TuneState& state, const std::string& variant_path, const std::string& against = "") {
   VariantCheck check;
-  check.source_path = state.ledger.incumbent.model_path;
+  check.source_path = against.empty() ? state.ledger.incumbent.model_path : against;
   check.variant_path = variant_path;
   check.data = state.given.plan.inputs;
   check.data_note = state.given.calibration_rows > 0 ? fmt::format("held-out rows (from row {})", state.given.calibration_rows) : "";
   check.session = state.ledger.incumbent.session;
+  check.tolerances = state.given.settings->tolerances;
   check.gates = state.given.gates;
   check.slice_key = state.given.settings->slice_key;
   check.perturbations = state.given.settings->perturbations;
@@ -115,7 +116,7 @@ bool RescueWithFp32(TuneState& state, const PrecisionVariant& v, const std::vect
   std::vector<std::pair<double, std::string>> sensitivity;
   for (const std::string& node : nodes) {
     if (out_of_time()) break;
-    state.Say(fmt::format("stage 6 of 6 (precision): {} failed its gates; sensitivity of node '{}'", v.id, node));
+    state.Say(fmt::format("stage 6 of 7 (precision): {} failed its gates; sensitivity of node '{}'", v.id, node));
     PrecisionVariant probe = v;
     probe.quantize->exclude_nodes.push_back(node);
     std::string path = (fs::path(state.given.work_dir) / (v.id + "-probe.onnx")).string();
@@ -190,7 +191,8 @@ std::vector<PrecisionVariant> PlanPrecisionVariants(TuneState& state) {
 
 void RunPrecisionStage(TuneState& state) { RunPrecisionStage(state, PlanPrecisionVariants(state)); }
 
-std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const std::vector<PrecisionVariant>& variants,
+std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const VariantStage& stage,
+                                            const std::vector<PrecisionVariant>& variants,
                                             std::chrono::steady_clock::time_point verify_end,
                                             std::vector<VariantCheckRecord>& checks) {
   std::vector<Candidate> candidates;
@@ -198,24 +200,24 @@ std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const std::vector<
     const PrecisionVariant& v = variants[index];
     if (state.stopped() || state.left_s() < state.FinalSeconds() + 3 * state.TrialSeconds(0.25) ||
         Clock::now() >= verify_end) {
-      state.ledger.skipped.push_back({"precision", v.what,
-                               state.stopped() ? "stopped"
-                                               : "budget: the precision stage's share for making and verifying "
-                                                 "variants is spent"});
+      state.ledger.skipped.push_back({stage.name, v.what,
+                                      state.stopped() ? "stopped"
+                                                      : fmt::format("budget: the {} stage's share for making and "
+                                                                    "verifying variants is spent", stage.name)});
       continue;
     }
-    state.Say(fmt::format("stage 6 of 6 (precision): making and verifying {}; {}; {:.0f} s left", v.what,
+    state.Say(fmt::format("stage {} of 7 ({}): making and verifying {}; {}; {:.0f} s left", stage.index, stage.name, v.what,
                           state.BestSoFar(), state.left_s()));
     Verified verified;
     verified.path = (fs::path(state.given.work_dir) / (v.id + ".onnx")).string();
     std::vector<std::string> nodes;
     if (Status made = MakeVariant(v, state.ledger.incumbent.model_path, verified.path, &nodes); !made.ok()) {
-      state.ledger.rejected.push_back({v.id, "precision", "could not be made: " + made.message()});
+      state.ledger.rejected.push_back({v.id, stage.name, "could not be made: " + made.message()});
       continue;
     }
-    auto outcome = CheckVariant(CheckFor(state, verified.path));
+    auto outcome = CheckVariant(CheckFor(state, verified.path, v.verify_against));
     if (!outcome.ok()) {
-      state.ledger.rejected.push_back({v.id, "precision", "could not be verified: " + outcome.status().message()});
+      state.ledger.rejected.push_back({v.id, stage.name, "could not be verified: " + outcome.status().message()});
       continue;
     }
     verified.outcome = std::move(*outcome);
@@ -236,14 +238,19 @@ std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const std::vector<
                               "time, none kept in FP32 yet; a larger --budget lets it go further)",
                               verified.probed.first, verified.probed.second);
       }
-      state.ledger.rejected.push_back({v.id, "precision", reason});
+      state.ledger.rejected.push_back({v.id, stage.name, reason});
       continue;
     }
     Candidate c = state.ledger.incumbent;
     c.id = verified.kept_fp32.empty() ? v.id : fmt::format("{}-fp32x{}", v.id, verified.kept_fp32.size());
-    c.stage = "precision";
+    c.stage = stage.name;
     c.model_path = verified.path;
-    c.precision = v.id;
+    if (stage.change == VariantChange::kPrecision) {
+      c.precision = v.id;
+    } else {
+      c.compression = v.id;
+      c.precision = v.precision.empty() ? c.precision : v.precision;
+    }
     c.risk = state.ledger.incumbent.risk + v.risk + static_cast<int>(verified.kept_fp32.size());
     const check::Metric* accuracy =
         verified.outcome.evaluate ? check::FindMetric(verified.outcome.evaluate->metrics, "accuracy") : nullptr;
@@ -269,7 +276,8 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
   const auto verify_end = started + std::chrono::milliseconds(static_cast<int64_t>(600 * state.StageRoom(6)));
   std::vector<VariantCheckRecord> checks;
   std::vector<Candidate> candidates = {state.ledger.incumbent};
-  for (Candidate& c : MakeVerifiedVariants(state, variants, verify_end, checks)) candidates.push_back(std::move(c));
+  for (Candidate& c : MakeVerifiedVariants(state, {"precision", 6, VariantChange::kPrecision}, variants, verify_end, checks))
+    candidates.push_back(std::move(c));
   const bool none_passed = candidates.size() < 2;
   SearchStage(state, "precision", 6, std::move(candidates));
   StageRecord& record = state.ledger.stages.back();

@@ -8,7 +8,7 @@ namespace hone::tune {
 
 void RunProfile(TuneState& state) {
   auto started = std::chrono::steady_clock::now();
-  state.Say("stage 2 of 6 (profile): ONNX Runtime's profiler and the served path's split");
+  state.Say("stage 2 of 7 (profile): ONNX Runtime's profiler and the served path's split");
   StageRecord record = StageRecord::Of("profile", 2, StageStatus::kNoGain, "");
   harness::ProfileSettings p;
   p.model_path = state.given.settings->model_path;

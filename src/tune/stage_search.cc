@@ -34,14 +34,16 @@ double TuneState::FinalSeconds() const {
 }
 
 double TuneState::StageRoom(int index) const {
-  // By stage index: batching, graph, threads, precision, and the threads again for the precision stage's model.
+  // By stage index: batching, graph, threads, precision, compression, and the threads again for the model those
+  // chose.
   // Threads and instances weigh most among the serving settings: on a CPU they move throughput most, they have
-  // the most candidates, and their differences are small enough to need rounds. The retune runs only when the
-  // precision stage changed the model, and its share goes unused otherwise: it gets the least.
-  static constexpr double kWeight[] = {0, 0, 0, 3, 2, 4, 4, 1};
+  // the most candidates, and their differences are small enough to need rounds. Compression makes and verifies
+  // fewer variants than precision. The retune runs only when a variant stage changed the model, and its share goes
+  // unused otherwise: it gets the least.
+  static constexpr double kWeight[] = {0, 0, 0, 3, 2, 4, 4, 3, 1};
   double later = 0;
-  for (int i = std::clamp(index, 3, 7); i <= 7; ++i) later += kWeight[i];
-  return std::max(0.0, left_s() - FinalSeconds()) * kWeight[std::clamp(index, 3, 7)] / later;
+  for (int i = std::clamp(index, 3, 8); i <= 8; ++i) later += kWeight[i];
+  return std::max(0.0, left_s() - FinalSeconds()) * kWeight[std::clamp(index, 3, 8)] / later;
 }
 
 std::string TuneState::WhyBaselineStays() const {
@@ -114,8 +116,8 @@ SearchSettings StageSearchSettings(TuneState& state, const std::string& name, in
     return !st->stopped() && st->left_s() > final_s && std::chrono::steady_clock::now() < stage_end;
   };
   s.progress = [st, name, index](const std::string& text) {
-    const std::string stage = index <= 6 ? fmt::format("stage {} of 6 ({})", index, name)
-                                         : fmt::format("after stage 6 ({}: threads for the new model)", name);
+    const std::string stage = index <= 7 ? fmt::format("stage {} of 7 ({})", index, name)
+                                         : fmt::format("after stage 7 ({}: threads for the new model)", name);
     st->Say(fmt::format("{}: {}; {}; {:.0f} s left", stage, text, st->BestSoFar(), std::max(0.0, st->left_s())));
   };
   return s;

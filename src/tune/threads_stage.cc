@@ -1,5 +1,5 @@
 // Stage 5, threads: instances x ONNX Runtime's intra-op threads x spinning within the machine's cores; run again
-// (stage 7, "retune") when the precision stage chose another model.
+// (index 8, "retune") when the precision or compression stage chose another model.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -70,12 +70,13 @@ std::vector<Candidate> ThreadsCandidates(const TuneState& state, const Candidate
 
 void RunThreadsStage(TuneState& state, bool again) {
   const std::string name = again ? "retune" : "threads";
-  // Again: the model changed since the threads stage (the precision stage's winner), so ids say which model.
+  // Again: the model changed since the threads stage (the precision or compression stage's winner), so ids say which
+  // model.
   const std::string prefix = again ? state.ledger.incumbent.id + "+" : "";
   std::vector<Candidate> candidates = {state.ledger.incumbent};
   for (Candidate& c : ThreadsCandidates(state, state.ledger.incumbent, name, prefix)) candidates.push_back(std::move(c));
   const std::string model = state.ledger.incumbent.id;
-  SearchStage(state, name, again ? 7 : 5, std::move(candidates));
+  SearchStage(state, name, again ? 8 : 5, std::move(candidates));
   auto& quality = state.ledger.quality_by_candidate;
   if (again && quality.contains(model)) {  // the same model file: the same quality
     const QualityRecord same = quality.at(model);

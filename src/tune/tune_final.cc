@@ -24,6 +24,7 @@ void CheckOutputsOverTheWire(TuneState& state, harness::ServedModel& served, con
   w.winner_path = state.ledger.incumbent.model_path;
   w.winner_session = state.ledger.incumbent.session;
   w.source_path = state.given.settings->model_path;
+  w.source_tolerances = state.given.settings->tolerances;
   w.heldout_path = state.given.heldout_path;
   w.batch_axis = state.given.batch_axis;
   w.rows_per_request = std::max<int64_t>(1, state.ledger.incumbent.max_batch_size);

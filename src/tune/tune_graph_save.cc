@@ -56,7 +56,7 @@ void RunGraphSaveStep(TuneState& state) {
   using runtime::GraphOptimization;
   const GraphOptimization level = std::min(state.ledger.incumbent.session.graph_optimization, GraphOptimization::kExtended);
   if (level == GraphOptimization::kDisable) return refuse("the winner runs with graph optimization off");
-  state.Say(fmt::format("stage 4 of 6 (graph): saving the winner's optimized graph ({}: the highest level ONNX "
+  state.Say(fmt::format("stage 4 of 7 (graph): saving the winner's optimized graph ({}: the highest level ONNX "
                         "Runtime saves for any machine) and measuring cold start; {:.0f} s left",
                         runtime::GraphOptimizationName(level), state.left_s()));
   const std::string path = (fs::path(state.given.work_dir) / "optimized.onnx").string();

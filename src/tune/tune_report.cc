@@ -94,7 +94,7 @@ void StageFactsJson(const TuneState& state, const StageRecord& s, nlohmann::json
     if (g.cold_start_without_s) j["saved_graph"]["cold_start_without_s"] = *g.cold_start_without_s;
     if (g.cold_start_with_s) j["saved_graph"]["cold_start_with_s"] = *g.cold_start_with_s;
   }
-  if (s.name == "precision" || s.name == "exhaustive") {
+  if (s.name == "precision" || s.name == "compression" || s.name == "exhaustive") {
     nlohmann::json checks = nlohmann::json::array();
     for (const VariantCheckRecord& c : s.variant_checks) checks.push_back(VariantCheckJson(c));
     j["variant_checks"] = checks;
@@ -287,7 +287,8 @@ nlohmann::json TuneBodyJson(const TuneState& state, const FinalCheck& final_chec
     for (const Entry& e : r.entries) {
       if (!e.measured || e.trial.loads.empty()) continue;
       const QualityRecord* q = QualityOf(state, e.candidate.id);
-      if (!q && e.candidate.precision == "fp32") q = QualityOf(state, "baseline");  // the source's model
+      if (!q && e.candidate.precision == "fp32" && e.candidate.compression.empty())
+        q = QualityOf(state, "baseline");  // the source's model
       bool seen = false;
       for (const auto& p : pareto) seen = seen || p["candidate"] == e.candidate.id;
       if (seen) continue;

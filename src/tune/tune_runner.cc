@@ -154,7 +154,9 @@ Result<TuneOutcome> RunTune(const TuneSettings& settings) {
     RunGraphStage(state);
     RunThreadsStage(state);
     RunPrecisionStage(state);
-    if (state.ledger.incumbent.precision != "fp32") RunThreadsStage(state, /*again=*/true);
+    RunCompressionStage(state);
+    const Candidate& winner = state.ledger.incumbent;
+    if (winner.precision != "fp32" || !winner.compression.empty()) RunThreadsStage(state, /*again=*/true);
   }
   RunGraphSaveStep(state);
 

@@ -25,6 +25,7 @@
 #include "bench/remote_client.h"
 #include "check/gates.h"
 #include "check/perturbation.h"
+#include "check/tolerance.h"
 #include "runtime/input_options.h"
 #include "tune/search.h"
 #include "tune/slo.h"
@@ -46,6 +47,10 @@ struct TuneSettings {
   runtime::InputOptions inputs;
   std::vector<Slo> slos;
   std::vector<check::Gate> gates;  // empty: accuracy_drop<=0.01 when the data has labels
+  // How close every variant's outputs (and the served winner's) must stay to the source's: hone compare's rules,
+  // its defaults unless the user loosens them (--min-cosine, --max-range-error, --atol/--rtol) for a lossy step
+  // such as pruning.
+  check::Tolerances tolerances;
   // Evaluated with every gate as `hone evaluate` takes them: the dataset array of group ids (worst_slice_drop) and
   // the input perturbations (accuracy_drop@gaussian:0.05 and the like, robustness).
   std::string slice_key;
@@ -60,7 +65,7 @@ struct TuneSettings {
   // Quicker trials (shorter windows, fewer candidates): for tests and demos on a small budget.
   bool quick = false;
   SearchMode search = SearchMode::kStaged;
-  std::function<void(const std::string&)> progress;  // "stage 3 of 6 (batching): rank 2 of 5 ... best ... left"
+  std::function<void(const std::string&)> progress;  // "stage 3 of 7 (batching): rank 2 of 5 ... best ... left"
   const std::atomic<bool>* stop = nullptr;
 };
 

@@ -165,8 +165,8 @@ void RunProfile(TuneState& state);
 // state.ledger.stages and moves state.ledger.incumbent when a candidate wins.
 void RunBatchingStage(TuneState& state);
 void RunGraphStage(TuneState& state);
-// again: after the precision stage chose a lower-precision model, whose best instances and threads may differ from
-// the float model's (stage 7, "retune").
+// again: after the precision or compression stage chose another model, whose best instances and threads may differ
+// from the float model's (index 8, "retune").
 void RunThreadsStage(TuneState& state, bool again = false);
 void RunPrecisionStage(TuneState& state);
 
@@ -179,6 +179,17 @@ struct PrecisionVariant {
   std::optional<onnx::ConvertOptions> convert;    // a precision conversion (FP16, BF16)
   // Any other way to write the variant of `source` to `path` (tests plant variants this way); wins when set.
   std::function<Status(const std::string& source, const std::string& path)> make;
+  // The compression stage's: the precision of the model `make` writes ("fp32", or the incumbent's when it prunes and
+  // then quantizes as the incumbent was); and the model its verification measures against (empty: the incumbent's).
+  std::string precision;
+  std::string verify_against;
+};
+// Which of a candidate's settings a variant stage changes.
+enum class VariantChange { kPrecision, kCompression };
+struct VariantStage {
+  std::string name;  // "precision", "compression"
+  int index = 0;     // 6, 7
+  VariantChange change = VariantChange::kPrecision;
 };
 // What this machine and the profile call for: dynamic INT8, static INT8 (with calibration rows), INT4 weight-only
 // (first when MatMul/Gemm dominate), FP16 and BF16 where the CPU has the instructions; the rest is recorded as
@@ -188,9 +199,17 @@ void RunPrecisionStage(TuneState& state, const std::vector<PrecisionVariant>& va
 // Makes each of `variants` from the incumbent's model and verifies it against it (numerics, gates, speed) until
 // `verify_end`; returns those that passed as candidates (their quality recorded), the others recorded as rejected
 // or skipped. Each check is appended to `checks` (report.json's variant_checks).
-std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const std::vector<PrecisionVariant>& variants,
+std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const VariantStage& stage,
+                                            const std::vector<PrecisionVariant>& variants,
                                             std::chrono::steady_clock::time_point verify_end,
                                             std::vector<VariantCheckRecord>& checks);
+// Stage 7 (compression_stage.cc), after precision: the user's model with a quarter and a half of its feed-forward
+// neurons pruned and refitted (hone prune), and each pruned again quantized as the incumbent was when that is
+// dynamic INT8; each verified against the user's model, then searched against the incumbent. Skipped, saying why,
+// without calibration rows, when the profile says MatMul is not where the time goes, or when the model has no
+// feed-forward block to prune.
+std::vector<PrecisionVariant> PlanCompressionVariants(TuneState& state, std::string* skip_reason);
+void RunCompressionStage(TuneState& state);
 // After precision (tune_graph_save.cc): the winner's optimized graph saved, verified, and served when it makes the
 // model ready sooner; recorded under the graph stage's "saved_graph".
 void RunGraphSaveStep(TuneState& state);

@@ -237,7 +237,9 @@ Result<WireCheck> CheckOverTheWire(const WireCheckSettings& s) {
   if (!wire_all.ok() || !source_all.ok()) {
     check.source_detail = (wire_all.ok() ? source_all.status() : wire_all.status()).message();
   } else {
-    check.source_match = Matches(*source_all, *wire_all, check::CompareSettings{}, &check.source_detail);
+    check::CompareSettings against_source;
+    against_source.tolerances = s.source_tolerances;
+    check.source_match = Matches(*source_all, *wire_all, against_source, &check.source_detail);
   }
   if (s.batch_axis) {
     Status gated = EvaluateGates(s, stack, check);

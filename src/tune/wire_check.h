@@ -16,6 +16,7 @@
 #include "bench/remote_client.h"
 #include "check/evaluate.h"
 #include "check/gates.h"
+#include "check/tolerance.h"
 #include "runtime/session_options.h"
 
 namespace hone::tune {
@@ -27,6 +28,7 @@ struct WireCheckSettings {
   std::string winner_path;  // the served model file, run in process beside
   runtime::SessionOptions winner_session;
   std::string source_path;  // the user's model
+  check::Tolerances source_tolerances;  // how close to the source's outputs the wire's must be (tune's --min-cosine...)
   std::string heldout_path;  // .npz of the held-out rows (inputs, labels)
   bool batch_axis = true;    // rows along dimension 0; false: the arrays are sent whole, once
   int64_t rows_per_request = 1;

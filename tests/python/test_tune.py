@@ -120,7 +120,7 @@ def test_the_page_renders_with_the_verdict_and_every_stage(tuned, tmp_path):
     parser.feed(dom)
     assert "SLO met" in parser.text("verdict")
     stages = parser.text("stages")
-    for name in ("baseline", "profile", "batching", "graph", "threads", "precision"):
+    for name in ("baseline", "profile", "batching", "graph", "threads", "precision", "compression"):
         assert name in stages, f"stage {name} missing from the page: {stages}"
     assert dom.count("<svg") >= 2  # at least the latency-throughput curves and the profile
 
@@ -133,9 +133,9 @@ def test_ctrl_c_writes_the_report_of_what_finished(hone_bin, tmp_path):
     try:
         for line in proc.stderr:  # piped, progress is a line per step
             seen.append(line)
-            if "stage 3 of 6 (batching)" in line:
+            if "stage 3 of 7 (batching)" in line:
                 break
-        assert seen and "stage 3 of 6" in seen[-1], "".join(seen)
+        assert seen and "stage 3 of 7" in seen[-1], "".join(seen)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=120)
     finally:
