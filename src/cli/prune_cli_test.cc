@@ -54,6 +54,22 @@ TEST_F(PruneCliTest, PrunesRefitsAndVerifiesOnTheRowsCalibrationDidNotUse) {
   EXPECT_EQ(body["transform"]["weights_after"], 4 * 16 + 16 * 4 + 16 + 4);
 }
 
+TEST_F(PruneCliTest, PrunesAttentionHeads) {
+  const std::string model = dir_.Write("mha.onnx", onnx::testing::AttentionBlockModel(true).SerializeAsString());
+  std::vector<NamedTensor> arrays{{"x", onnx::testing::RandomTensor({96, 6, 8}, 5, -2, 2)}};
+  ASSERT_TRUE(WriteNpz(Path("x8.npz"), arrays, false).ok());
+  RunResult r = Hone({"prune", model, "-o", Path("heads.onnx"), "--ratio", "0", "--head-ratio", "0.5",
+                      "--calibration-data", Path("x8.npz"), "--calibration-samples", "64", "--no-bench",
+                      "--intra-op-threads", "1", "--quiet", "--json", Path("heads.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("attention heads, ratio 0.5"));
+  EXPECT_THAT(r.out, HasSubstr("q_proj -> out_proj: 1 of 2 heads kept"));
+  EXPECT_THAT(r.out, HasSubstr("verdict: PASSED"));
+  nlohmann::json body = test::ReadReport(Path("heads.json"), "prune");
+  EXPECT_EQ(body["transform"]["blocks"][0]["unit"], "heads");
+  EXPECT_EQ(body["transform"]["head_ratio"], 0.5);
+}
+
 TEST_F(PruneCliTest, AModelWithoutFeedForwardBlocksWritesNothing) {
   const std::string out = Path("cnn.onnx");
   RunResult r = Hone({"prune", kCnn, "-o", out, "--calibration-data", kCnnData, "--calibration-samples", "100",
@@ -68,6 +84,8 @@ TEST_F(PruneCliTest, BadUsageNamesTheFault) {
   const std::string out = Path("bad.onnx");
   test::ExpectUsage(Hone({"prune", model_, "-o", out, "--ratio", "1.5", "--calibration-data", data_}), {"--ratio 1.5"});
   test::ExpectUsage(Hone({"prune", model_, "-o", out}), {"--calibration-data"});
+  test::ExpectUsage(Hone({"prune", model_, "-o", out, "--ratio", "0", "--calibration-data", data_}),
+                    {"remove nothing"});
   // Verifying on the calibration rows would flatter the refit.
   test::ExpectUsage(Hone({"prune", model_, "-o", out, "--calibration-data", data_}), {"held-out data"});
   test::ExpectUsage(Hone({"prune", model_, "-o", model_, "--calibration-data", data_, "--no-verify"}), {"ffn.onnx"});

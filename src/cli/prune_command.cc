@@ -33,6 +33,9 @@ void AddFlags(CLI::App& sub, PruneFlags& f) {
   sub.add_option("-o,--output", f.output, "where to write the pruned .onnx model")->required();
   sub.add_option("--ratio", o.ratio, "share of each feed-forward block's neurons to remove, in (0, 1)")
       ->capture_default_str();
+  sub.add_option("--head-ratio", o.head_ratio,
+                 "share of each attention block's heads to remove, in [0, 1) (0: heads untouched)")
+      ->capture_default_str();
   sub.add_option("--keep-multiple", o.keep_multiple, "round the neurons kept to a multiple of this")
       ->capture_default_str();
   sub.add_option("--calibration-data", o.calibration_inputs.data_path,
@@ -47,11 +50,15 @@ void AddFlags(CLI::App& sub, PruneFlags& f) {
 }
 
 void PrintSummary(const PruneFlags& f, const onnx::PruneSummary& s) {
-  std::cout << fmt::format("hone prune: {} -> {}\n  feed-forward neurons, ratio {:g}, refit by least squares on {}\n",
-                           f.model, f.output, f.options.ratio, s.calibration);
+  std::string what = f.options.ratio > 0 ? fmt::format("feed-forward neurons, ratio {:g}", f.options.ratio) : "";
+  if (f.options.head_ratio > 0)
+    what += fmt::format("{}attention heads, ratio {:g}", what.empty() ? "" : "; ", f.options.head_ratio);
+  std::cout << fmt::format("hone prune: {} -> {}\n  {}; refit by least squares on {}\n", f.model, f.output, what,
+                           s.calibration);
   for (const auto& b : s.blocks)
-    std::cout << fmt::format("  {} -> {}: {} of {} neurons kept; output error {:.2f}% refitted ({:.2f}% without)\n",
-                             b.up_node, b.down_node, b.kept, b.width, 100 * b.relative_error,
+    std::cout << fmt::format("  {} -> {}: {} of {} {} kept; output error {:.2f}% refitted ({:.2f}% without)\n",
+                             b.up_node, b.down_node, b.kept, b.width,
+                             b.unit == onnx::PrunedUnit::kNeuron ? "neurons" : "heads", 100 * b.relative_error,
                              100 * b.relative_error_unrepaired);
   if (!s.blocks.empty())
     std::cout << fmt::format("  weights of the pruned blocks: {} -> {} values ({:.0f}%)\n", s.weights_before,
@@ -103,7 +110,7 @@ int Run(PruneFlags& f) {
   PrintSummary(f, *summary);
   const VariantReport report{"prune", f.model, f.output, onnx::PruneSummaryToJson(f.options, *summary)};
   if (summary->blocks.empty()) {
-    std::cerr << "hone prune: nothing to prune: " << f.model << " has no feed-forward block hone can prune"
+    std::cerr << "hone prune: nothing to prune: " << f.model << " has no feed-forward or attention block hone can prune"
               << (summary->refused.empty() ? "" : " (see 'not pruned' above)") << ", so no variant was written to '"
               << f.output << "'\n";
     return FinishVariantReport(f.verify, report, false, "nothing changed", nullptr, kExitCheckFailed);
@@ -121,11 +128,13 @@ int Run(PruneFlags& f) {
 Command AddPruneCommand(CLI::App& app) {
   auto flags = std::make_shared<PruneFlags>();
   CLI::App* sub = app.add_subcommand(
-      "prune", "remove a share of a transformer's feed-forward neurons, refit the weights on calibration data, then "
-               "verify and measure the variant");
+      "prune", "remove a share of a transformer's feed-forward neurons and attention heads, refit the weights on "
+               "calibration data, then verify and measure the variant");
   sub->footer("Examples:\n"
               "  hone prune encoder.onnx -o encoder.pruned.onnx --ratio 0.25 --calibration-data texts.npz "
-              "--calibration-samples 1000 --data texts.npz --gate cosine_mean_drop<=0.02");
+              "--calibration-samples 1000 --data texts.npz --min-cosine 0.95 --gate 'cosine_mean>=0.98'\n"
+              "  hone prune encoder.onnx -o encoder.heads.onnx --ratio 0 --head-ratio 0.25 --calibration-data cal.npz "
+              "--data held_out.npz --min-cosine 0.95");
   AddFlags(*sub, *flags);
   return [flags] { return Run(*flags); };
 }

@@ -58,4 +58,6 @@ float FloatAttr(const ::onnx::NodeProto& node, const std::string& name, float fa
   return a ? a->f() : fallback;
 }
 
+std::string NodeLabel(const ::onnx::NodeProto& node) { return "'" + node.name() + "' (" + node.op_type() + ")"; }
+
 }  // namespace hone::onnx

@@ -44,6 +44,9 @@ class GraphBuilder {
 // Attribute setters for nodes built here.
 void SetIntAttr(::onnx::NodeProto* node, const std::string& name, int64_t value);
 void SetFloatAttr(::onnx::NodeProto* node, const std::string& name, float value);
+// How reports and refusals name a node: "'/layers.0/MatMul' (MatMul)".
+std::string NodeLabel(const ::onnx::NodeProto& node);
+
 // The attribute named `name`, or null.
 const ::onnx::AttributeProto* FindAttr(const ::onnx::NodeProto& node, const std::string& name);
 // An int attribute's value, or `fallback` when the node has none.

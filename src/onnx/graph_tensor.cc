@@ -55,6 +55,28 @@ Result<std::vector<float>> ReadFloatTensor(const ::onnx::TensorProto& tensor) {
   return values;
 }
 
+Result<std::vector<int64_t>> ReadInt64Tensor(const ::onnx::TensorProto& tensor) {
+  const std::string what = "tensor '" + tensor.name() + "'";
+  if (tensor.data_type() != ::onnx::TensorProto::INT64)
+    return Status::InvalidArgument(what + ": expected INT64, got data type " + std::to_string(tensor.data_type()));
+  if (tensor.data_location() == ::onnx::TensorProto::EXTERNAL || tensor.external_data_size() > 0)
+    return Status::InvalidArgument(what + ": keeps its data in an external file, which was not loaded");
+  HONE_ASSIGN_OR_RETURN(int64_t n, TensorElementCount(tensor));
+  std::vector<int64_t> values(static_cast<size_t>(n));
+  if (tensor.has_raw_data()) {
+    if (tensor.raw_data().size() != values.size() * sizeof(int64_t))
+      return Status::InvalidArgument(what + ": raw data holds " + std::to_string(tensor.raw_data().size()) +
+                                     " bytes, expected " + std::to_string(values.size() * sizeof(int64_t)));
+    if (n > 0) std::memcpy(values.data(), tensor.raw_data().data(), values.size() * sizeof(int64_t));
+  } else {
+    if (tensor.int64_data_size() != n)
+      return Status::InvalidArgument(what + ": holds " + std::to_string(tensor.int64_data_size()) +
+                                     " values, expected " + std::to_string(n));
+    for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = tensor.int64_data(static_cast<int>(i));
+  }
+  return values;
+}
+
 ::onnx::TensorProto MakeRawTensor(const std::string& name, int32_t onnx_type, const std::vector<int64_t>& dims,
                                   std::string raw) {
   ::onnx::TensorProto t;

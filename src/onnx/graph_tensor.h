@@ -24,6 +24,9 @@ Result<int64_t> TensorElementCount(const ::onnx::TensorProto& tensor);
 // or holds fewer or more values than its dims declare.
 Result<std::vector<float>> ReadFloatTensor(const ::onnx::TensorProto& tensor);
 
+// The values of an INT64 tensor (shapes, axes, indices), under the same rules as ReadFloatTensor.
+Result<std::vector<int64_t>> ReadInt64Tensor(const ::onnx::TensorProto& tensor);
+
 // A tensor of `onnx_type` (TensorProto::DataType's number) with these dims and raw little-endian bytes, which must
 // match the dims (the caller's contract; checked by the ONNX checker).
 ::onnx::TensorProto MakeRawTensor(const std::string& name, int32_t onnx_type, const std::vector<int64_t>& dims,

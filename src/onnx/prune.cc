@@ -12,6 +12,7 @@
 #include "onnx/graph_tensor.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/prune_ffn_blocks.h"
+#include "onnx/prune_heads.h"
 #include "onnx/prune_repair.h"
 
 namespace hone::onnx {
@@ -73,8 +74,13 @@ std::vector<float> KeepColumns(const std::vector<float>& w, int64_t cols, const 
 }  // namespace
 
 Status PruneOptions::Validate() const {
-  if (!(ratio > 0 && ratio < 1))
-    return Status::InvalidArgument(fmt::format("--ratio {:g}: expected a share of neurons to remove in (0, 1)", ratio));
+  if (!(ratio >= 0 && ratio < 1))
+    return Status::InvalidArgument(fmt::format("--ratio {:g}: expected a share of neurons to remove in [0, 1)", ratio));
+  if (!(head_ratio >= 0 && head_ratio < 1))
+    return Status::InvalidArgument(
+        fmt::format("--head-ratio {:g}: expected a share of attention heads to remove in [0, 1)", head_ratio));
+  if (ratio == 0 && head_ratio == 0)
+    return Status::InvalidArgument("--ratio 0 and --head-ratio 0 remove nothing: give a share above 0 for one of them");
   if (keep_multiple < 1) return Status::InvalidArgument("--keep-multiple must be at least 1");
   if (calibration_batch < 1) return Status::InvalidArgument("--calibration-batch must be at least 1");
   if (calibration_samples < 0) return Status::InvalidArgument("--calibration-samples must be 0 (all) or more");
@@ -86,11 +92,113 @@ Status PruneOptions::Validate() const {
 }
 
 std::string DescribePruning(const PruneOptions& options, const PruneSummary& summary) {
-  int64_t width = 0, kept = 0;
-  for (const auto& b : summary.blocks) width += b.width, kept += b.kept;
-  return fmt::format("structure=ffn-neurons ratio={:g} kept={}/{} blocks={} repair=least-squares calibration=\"{}\"",
-                     options.ratio, kept, width, summary.blocks.size(), summary.calibration);
+  int64_t width = 0, kept = 0, heads = 0, heads_kept = 0;
+  for (const auto& b : summary.blocks) {
+    if (b.unit == PrunedUnit::kNeuron) width += b.width, kept += b.kept;
+    else heads += b.width, heads_kept += b.kept;
+  }
+  std::string text = fmt::format("structure=ffn-neurons ratio={:g} kept={}/{} blocks={}", options.ratio, kept, width,
+                                 summary.blocks_of(PrunedUnit::kNeuron));
+  if (options.head_ratio > 0)
+    text += fmt::format(" heads: ratio={:g} kept={}/{} blocks={}", options.head_ratio, heads_kept, heads,
+                        summary.blocks_of(PrunedUnit::kHead));
+  return text + fmt::format(" repair=least-squares calibration=\"{}\"", summary.calibration);
 }
+
+namespace {
+
+// The weights a block's refit reads, read before any is replaced (the index points into the old ones).
+struct LastLayer {
+  std::vector<float> weight, bias;
+  std::vector<int64_t> bias_dims;
+  int64_t in = 0, out = 0;
+};
+Result<LastLayer> ReadLastLayer(const GraphIndex& index, const std::string& weight, const std::string& bias) {
+  LastLayer l;
+  const ::onnx::TensorProto& w = *index.Initializer(weight);
+  HONE_ASSIGN_OR_RETURN(l.weight, ReadFloatTensor(w));
+  l.in = w.dims(0);
+  l.out = w.dims(1);
+  if (!bias.empty()) {
+    HONE_ASSIGN_OR_RETURN(l.bias, ReadFloatTensor(*index.Initializer(bias)));
+    l.bias_dims = Dims(*index.Initializer(bias));
+  }
+  return l;
+}
+
+// Columns (or entries, for a vector) `cols` of initializer `name`, written back under the same name.
+Status KeepColumnsOf(::onnx::GraphProto* graph, const GraphIndex& index, const std::string& name,
+                     const std::vector<int64_t>& cols) {
+  const ::onnx::TensorProto& t = *index.Initializer(name);
+  std::vector<int64_t> dims = Dims(t);
+  HONE_ASSIGN_OR_RETURN(std::vector<float> values, ReadFloatTensor(t));
+  const std::vector<float> kept = KeepColumns(values, dims.back(), cols);
+  dims.back() = static_cast<int64_t>(cols.size());
+  Replace(graph, name, dims, kept);
+  return Status::Ok();
+}
+
+Status PruneFeedForward(::onnx::GraphProto* graph, const GraphIndex& index, const FfnBlock& b,
+                        const HiddenMoments& moments, const PruneOptions& options, PruneSummary& summary) {
+  const int64_t keep = KeepCount(b.width, options);
+  HONE_ASSIGN_OR_RETURN(LastLayer last, ReadLastLayer(index, b.down_weight, b.down_bias));
+  const int64_t in = index.Initializer(b.up_weight)->dims(0);
+  const Refit refit = SelectAndRefit(moments.Gram(), last.weight, last.out, last.bias, keep, options.ridge);
+  HONE_RETURN_IF_ERROR(KeepColumnsOf(graph, index, b.up_weight, refit.kept));
+  if (!b.up_bias.empty()) HONE_RETURN_IF_ERROR(KeepColumnsOf(graph, index, b.up_bias, refit.kept));
+  Replace(graph, b.down_weight, {keep, last.out}, refit.weight);
+  if (!b.down_bias.empty()) Replace(graph, b.down_bias, last.bias_dims, refit.bias);
+  PrunedBlock done{PrunedUnit::kNeuron, graph->node(b.up).name(), graph->node(b.down).name(), b.width, keep,
+                   refit.relative_error, refit.relative_error_unrepaired};
+  const auto biases = static_cast<int64_t>(last.bias.size());
+  summary.weights_before += in * b.width + b.width * last.out + (b.up_bias.empty() ? 0 : b.width) + biases;
+  summary.weights_after += in * keep + keep * last.out + (b.up_bias.empty() ? 0 : keep) + biases;
+  summary.blocks.push_back(std::move(done));
+  return Status::Ok();
+}
+
+int64_t HeadKeepCount(int64_t heads, const PruneOptions& o) {
+  return std::clamp<int64_t>(std::llround(static_cast<double>(heads) * (1.0 - o.head_ratio)), 1, heads);
+}
+
+Status PruneHeads(::onnx::GraphProto* graph, const GraphIndex& index, NameGenerator& names,
+                  const AttentionBlock& b, const HiddenMoments& moments, const PruneOptions& options,
+                  PruneSummary& summary) {
+  const int64_t keep = HeadKeepCount(b.heads, options), dh = b.head_size;
+  HONE_ASSIGN_OR_RETURN(LastLayer last, ReadLastLayer(index, b.out_weight, b.out_bias));
+  const int64_t in = index.Initializer(b.weights[0])->dims(0);
+  const Refit refit = SelectAndRefit(moments.Gram(), last.weight, last.out, last.bias, keep, options.ridge, dh);
+  std::vector<int64_t> cols;  // the kept heads' columns of Q, K and V
+  for (int64_t h : refit.kept)
+    for (int64_t j = h * dh; j < (h + 1) * dh; ++j) cols.push_back(j);
+  for (int p = 0; p < 3; ++p) {
+    HONE_RETURN_IF_ERROR(KeepColumnsOf(graph, index, b.weights[p], cols));
+    if (!b.biases[p].empty()) HONE_RETURN_IF_ERROR(KeepColumnsOf(graph, index, b.biases[p], cols));
+  }
+  Replace(graph, b.out_weight, {keep * dh, last.out}, refit.weight);
+  if (!b.out_bias.empty()) Replace(graph, b.out_bias, last.bias_dims, refit.bias);
+  // The reshapes' H and H*dh, under fresh names: another block may share the constant and prune differently.
+  for (const ShapeConstant& s : b.shapes) {
+    ::onnx::NodeProto* node = graph->mutable_node(s.node);
+    const ::onnx::TensorProto& old = *index.Initializer(node->input(s.input));
+    HONE_ASSIGN_OR_RETURN(std::vector<int64_t> values, ReadInt64Tensor(old));
+    values[static_cast<size_t>(s.element)] = s.per_head ? keep * dh : keep;
+    const std::string name = names.Fresh(old.name() + "_pruned");
+    *graph->add_initializer() = MakeInt64Tensor(name, Dims(old), values);
+    node->set_input(s.input, name);
+  }
+  const std::string q_node = graph->node(index.Consumers(b.weights[0]).front()).name();
+  PrunedBlock done{PrunedUnit::kHead, q_node, graph->node(b.out).name(), b.heads, keep, refit.relative_error,
+                   refit.relative_error_unrepaired};
+  const int64_t width = b.heads * dh, kept = keep * dh;
+  const int64_t qkv_biases = static_cast<int64_t>(!b.biases[0].empty() + !b.biases[1].empty() + !b.biases[2].empty());
+  summary.weights_before += 3 * in * width + qkv_biases * width + width * last.out + static_cast<int64_t>(last.bias.size());
+  summary.weights_after += 3 * in * kept + qkv_biases * kept + kept * last.out + static_cast<int64_t>(last.bias.size());
+  summary.blocks.push_back(std::move(done));
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& options) {
   HONE_RETURN_IF_ERROR(options.Validate());
@@ -98,28 +206,46 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
   HONE_RETURN_IF_ERROR(BeginRewrite(model, &scope));
   ::onnx::GraphProto* graph = model->mutable_graph();
   PruneSummary summary;
-  FfnSearch search;
+  std::vector<FfnBlock> ffn;
+  std::vector<AttentionBlock> attention;
   {
     GraphIndex index(*graph);
-    search = FindFfnBlocks(*graph, index);
+    if (options.ratio > 0) {
+      FfnSearch search = FindFfnBlocks(*graph, index);
+      summary.refused = search.refused;
+      // Blocks whose width leaves nothing to remove once the kept count is rounded.
+      for (auto& b : search.blocks) {
+        if (KeepCount(b.width, options) >= b.width)
+          summary.refused.push_back(fmt::format("node '{}' (MatMul): {} neurons; keeping a multiple of {} removes none",
+                                                graph->node(b.down).name(), b.width, options.keep_multiple));
+        else
+          ffn.push_back(b);
+      }
+    }
+    if (options.head_ratio > 0) {
+      AttentionSearch search = FindAttentionBlocks(*graph, index);
+      summary.refused.insert(summary.refused.end(), search.refused.begin(), search.refused.end());
+      for (auto& b : search.blocks) {
+        if (HeadKeepCount(b.heads, options) >= b.heads)
+          summary.refused.push_back(fmt::format("attention before '{}': {} heads; --head-ratio {:g} removes none",
+                                                graph->node(b.out).name(), b.heads, options.head_ratio));
+        else
+          attention.push_back(b);
+      }
+    }
   }
-  summary.refused = search.refused;
-  // Blocks whose width leaves nothing to remove once the kept count is rounded.
-  std::vector<FfnBlock> blocks;
-  for (auto& b : search.blocks) {
-    if (KeepCount(b.width, options) >= b.width)
-      summary.refused.push_back(fmt::format("node '{}' (MatMul): {} neurons; keeping a multiple of {} removes none",
-                                            graph->node(b.down).name(), b.width, options.keep_multiple));
-    else
-      blocks.push_back(b);
-  }
-  if (blocks.empty()) return summary;
+  if (ffn.empty() && attention.empty()) return summary;
 
-  std::vector<std::string> hidden;
+  // One calibration pass for every block: the feed-forward blocks' hidden values, then the attention contexts.
+  std::vector<std::string> exposed;
   std::vector<HiddenMoments> moments;
-  for (const auto& b : blocks) {
-    hidden.push_back(b.hidden);
+  for (const auto& b : ffn) {
+    exposed.push_back(b.hidden);
     moments.emplace_back(b.width);
+  }
+  for (const auto& b : attention) {
+    exposed.push_back(b.context);
+    moments.emplace_back(b.heads * b.head_size);
   }
   ExposedRun run;
   run.data = options.calibration_inputs;
@@ -129,12 +255,12 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
   run.progress = options.progress;
   bool masked = false, unmasked = false;
   const std::string data = "calibration data '" + options.calibration_inputs.data_path + "'";
-  auto info = RunExposed(*model, hidden, run,
+  auto info = RunExposed(*model, exposed, run,
                          [&](const std::vector<std::string>& names, std::span<const Tensor> inputs,
-                             std::span<const Tensor* const> exposed) {
+                             std::span<const Tensor* const> values_of) {
                            const auto m = std::find(names.begin(), names.end(), kRowMaskInput);
-                           for (size_t i = 0; i < exposed.size(); ++i) {
-                             auto values = exposed[i]->values<float>();
+                           for (size_t i = 0; i < values_of.size(); ++i) {
+                             auto values = values_of[i]->values<float>();
                              std::vector<uint8_t> keep;
                              if (m != names.end())
                                keep = RowMask(inputs[static_cast<size_t>(m - names.begin())],
@@ -156,57 +282,25 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
                                     masked ? std::string(" (padding left out by '") + kRowMaskInput + "')" : "");
 
   GraphIndex index(*graph);
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    const FfnBlock& b = blocks[i];
+  NameGenerator names(*model);
+  for (size_t i = 0; i < moments.size(); ++i) {
+    const bool is_ffn = i < ffn.size();
+    const int last = is_ffn ? ffn[i].down : attention[i - ffn.size()].out;
+    const std::string block = graph->node(last).name();
     const HiddenMoments& mo = moments[i];
     if (mo.nonfinite_rows() > 0)
       summary.warnings.push_back(fmt::format("block '{}': {} calibration rows held NaN or Inf and were left out",
-                                             graph->node(b.down).name(), mo.nonfinite_rows()));
-    if (mo.rows() == 0)
-      return Status::InvalidArgument(data + " gave no usable activation rows for block '" +
-                                     graph->node(b.down).name() + "'");
-    const int64_t keep = KeepCount(b.width, options);
-    if (mo.rows() < keep)
+                                             block, mo.nonfinite_rows()));
+    if (mo.rows() == 0) return Status::InvalidArgument(data + " gave no usable activation rows for block '" + block + "'");
+    const int64_t rows_needed = is_ffn ? KeepCount(ffn[i].width, options) : mo.width();
+    if (mo.rows() < rows_needed)
       summary.warnings.push_back(fmt::format(
-          "block '{}': {} calibration rows for {} kept neurons: the refit leans on its ridge term; give more samples",
-          graph->node(b.down).name(), mo.rows(), keep));
-    const ::onnx::TensorProto& w1t = *index.Initializer(b.up_weight);
-    const ::onnx::TensorProto& w2t = *index.Initializer(b.down_weight);
-    HONE_ASSIGN_OR_RETURN(std::vector<float> w1, ReadFloatTensor(w1t));
-    HONE_ASSIGN_OR_RETURN(std::vector<float> w2, ReadFloatTensor(w2t));
-    std::vector<float> b1, b2;
-    std::vector<int64_t> b1_dims, b2_dims;
-    if (!b.up_bias.empty()) {
-      HONE_ASSIGN_OR_RETURN(b1, ReadFloatTensor(*index.Initializer(b.up_bias)));
-      b1_dims = Dims(*index.Initializer(b.up_bias));
-    }
-    if (!b.down_bias.empty()) {
-      HONE_ASSIGN_OR_RETURN(b2, ReadFloatTensor(*index.Initializer(b.down_bias)));
-      b2_dims = Dims(*index.Initializer(b.down_bias));
-    }
-    const int64_t in = w1t.dims(0), out = w2t.dims(1);
-    const Refit refit = SelectAndRefit(mo.Gram(), w2, out, b2, keep, options.ridge);
-
-    // Write the new weights (the index points into the old ones, so read everything first).
-    std::vector<float> new_w1 = KeepColumns(w1, b.width, refit.kept);
-    Replace(graph, b.up_weight, {in, keep}, new_w1);
-    if (!b.up_bias.empty()) {
-      b1_dims.back() = keep;
-      Replace(graph, b.up_bias, b1_dims, KeepColumns(b1, b.width, refit.kept));
-    }
-    Replace(graph, b.down_weight, {keep, out}, refit.weight);
-    if (!b.down_bias.empty()) Replace(graph, b.down_bias, b2_dims, refit.bias);
-
-    PrunedBlock done;
-    done.up_node = graph->node(b.up).name();
-    done.down_node = graph->node(b.down).name();
-    done.width = b.width;
-    done.kept = keep;
-    done.relative_error = refit.relative_error;
-    done.relative_error_unrepaired = refit.relative_error_unrepaired;
-    summary.weights_before += in * b.width + b.width * out + (b.up_bias.empty() ? 0 : b.width) + static_cast<int64_t>(b2.size());
-    summary.weights_after += in * keep + keep * out + (b.up_bias.empty() ? 0 : keep) + static_cast<int64_t>(b2.size());
-    summary.blocks.push_back(std::move(done));
+          "block '{}': {} calibration rows for {} kept values: the refit leans on its ridge term; give more samples",
+          block, mo.rows(), rows_needed));
+    if (is_ffn)
+      HONE_RETURN_IF_ERROR(PruneFeedForward(graph, index, ffn[i], mo, options, summary));
+    else
+      HONE_RETURN_IF_ERROR(PruneHeads(graph, index, names, attention[i - ffn.size()], mo, options, summary));
   }
   HONE_RETURN_IF_ERROR(FinishRewrite(model, scope, "hone.prune", DescribePruning(options, summary)));
   return summary;

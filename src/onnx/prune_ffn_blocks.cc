@@ -3,6 +3,7 @@
 #include <set>
 #include <string_view>
 
+#include "onnx/graph_builder.h"
 #include "onnx/graph_tensor.h"
 #include "onnx/onnx_pb.h"
 
@@ -17,8 +18,6 @@ bool IsElementwise(const ::onnx::NodeProto& node) {
       "Elu", "Selu", "HardSigmoid", "HardSwish", "Softplus", "Neg", "Exp", "Clip", "Mish", "Identity"};
   return (node.domain().empty() || node.domain() == "ai.onnx") && kOps.count(node.op_type()) > 0;
 }
-
-std::string Describe(const ::onnx::NodeProto& node) { return "'" + node.name() + "' (" + node.op_type() + ")"; }
 
 // A FLOAT initializer of rank 2, or null.
 const ::onnx::TensorProto* Matrix(const GraphIndex& index, const std::string& name) {
@@ -90,7 +89,7 @@ std::string WalkActivation(const ::onnx::GraphProto& graph, const GraphIndex& in
     if (node.op_type() == "MatMul" && node.domain().empty()) {
       if (!Matrix(index, node.input(1))) {
         if (region.empty()) return "-";
-        return "node " + Describe(node) + " before the activation does not multiply by a weight";
+        return "node " + NodeLabel(node) + " before the activation does not multiply by a weight";
       }
       if (up >= 0 && up != p) return "the activation reads two MatMuls";
       up = p;
@@ -98,12 +97,12 @@ std::string WalkActivation(const ::onnx::GraphProto& graph, const GraphIndex& in
     }
     if (!IsElementwise(node)) {
       if (region.empty()) return "-";
-      return "node " + Describe(node) + " inside the activation is not elementwise";
+      return "node " + NodeLabel(node) + " inside the activation is not elementwise";
     }
     region.insert(p);
     for (const std::string& in : node.input()) {
       if (in.empty() || IsScalarConstant(index, in)) continue;
-      if (index.Initializer(in)) return "node " + Describe(node) + " reads '" + in + "', a constant that is not a scalar";
+      if (index.Initializer(in)) return "node " + NodeLabel(node) + " reads '" + in + "', a constant that is not a scalar";
       stack.push_back(in);
     }
   }
@@ -111,7 +110,7 @@ std::string WalkActivation(const ::onnx::GraphProto& graph, const GraphIndex& in
   const ::onnx::NodeProto& up_node = graph.node(up);
   const ::onnx::TensorProto* w1 = Matrix(index, up_node.input(1));
   if (!w1 || w1->dims(1) != block.width)
-    return "the first MatMul " + Describe(up_node) + " does not multiply by a FLOAT weight [D, " +
+    return "the first MatMul " + NodeLabel(up_node) + " does not multiply by a FLOAT weight [D, " +
            std::to_string(block.width) + "]";
   block.up = up;
   block.up_weight = up_node.input(1);
@@ -127,7 +126,7 @@ std::string WalkActivation(const ::onnx::GraphProto& graph, const GraphIndex& in
     if (index.IsGraphOutput(v)) return "value '" + v + "' inside the block is a graph output";
     for (int user : index.Consumers(v))
       if (!allowed.count(user))
-        return "value '" + v + "' inside the block is also read by " + Describe(graph.node(user));
+        return "value '" + v + "' inside the block is also read by " + NodeLabel(graph.node(user));
   }
   for (const std::string& w : {block.up_weight, block.up_bias, block.down_weight, block.down_bias})
     if (!w.empty() && !OwnedBy(index, w)) return "weight '" + w + "' is shared with another node";
@@ -152,7 +151,7 @@ FfnSearch FindFfnBlocks(const ::onnx::GraphProto& graph, const GraphIndex& index
     std::string why = WalkActivation(graph, index, block);
     if (why == "-") continue;
     if (!why.empty()) {
-      search.refused.push_back("node " + Describe(node) + ": " + why);
+      search.refused.push_back("node " + NodeLabel(node) + ": " + why);
       continue;
     }
     search.blocks.push_back(std::move(block));

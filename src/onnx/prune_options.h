@@ -1,8 +1,9 @@
-// What `hone prune` is asked to do and what it did. Structured pruning removes whole units of work (today: the
-// neurons of a transformer's feed-forward blocks, the columns of the first MatMul and the rows of the second), so
-// that the smaller dense MatMuls run faster on any runtime, unlike unstructured sparsity. Each pruned block's second
-// MatMul is then refitted by least squares on calibration activations, so that its output stays close to the
-// original's without training.
+// What `hone prune` is asked to do and what it did. Structured pruning removes whole units of work (the neurons of a
+// transformer's feed-forward blocks: the columns of the first MatMul and the rows of the second; the heads of its
+// attention: their columns of Q, K and V and their rows of the output projection), so that the smaller dense
+// MatMuls run faster on any runtime, unlike unstructured sparsity. Each pruned block's last MatMul (the second of a
+// feed-forward block, the output projection of an attention) is then refitted by least squares on calibration
+// activations, so that its output stays close to the original's without training.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +17,13 @@
 namespace hone::onnx {
 
 struct PruneOptions {
-  // Share of each feed-forward block's neurons to remove, in (0, 1). The number kept is rounded to a multiple of
-  // `keep_multiple` (MLAS's kernels work on blocks of 16 columns; a ragged width costs speed and saves nothing).
+  // Share of each feed-forward block's neurons to remove, in [0, 1) (0: none). The number kept is rounded to a
+  // multiple of `keep_multiple` (MLAS's kernels work on blocks of 16 columns; a ragged width costs speed and saves
+  // nothing).
   double ratio = 0.25;
+  // Share of each attention block's heads to remove, in [0, 1) (0: none); at least one head stays. At least one of
+  // the two shares is above 0.
+  double head_ratio = 0;
   int64_t keep_multiple = 16;
   // The data whose activations choose the neurons and refit the weights (as hone quantize's calibration data); the
   // first calibration_samples samples (0: all), calibration_batch samples a run.
@@ -31,13 +36,20 @@ struct PruneOptions {
   double ridge = 1e-3;
   Progress* progress = nullptr;  // calibration batches as they run; null: quiet. Not owned.
 
-  // InvalidArgument naming the flag: ratio outside (0, 1), keep_multiple < 1, calibration_batch < 1, no data.
+  // InvalidArgument naming the flag: a share outside [0, 1), both 0, keep_multiple < 1, calibration_batch < 1, no
+  // data.
   Status Validate() const;
 };
 
+// What a pruned block lost: feed-forward neurons, or attention heads.
+enum class PrunedUnit { kNeuron, kHead };
+
 struct PrunedBlock {
-  std::string up_node, down_node;  // the MatMul that widens to the hidden width and the one that narrows back
-  int64_t width = 0, kept = 0;     // neurons before and after
+  PrunedUnit unit = PrunedUnit::kNeuron;
+  // Neurons: the MatMul that widens to the hidden width and the one that narrows back. Heads: the Q projection and
+  // the output projection.
+  std::string up_node, down_node;
+  int64_t width = 0, kept = 0;     // neurons (or heads) before and after
   // The refitted output's squared error over the original's squared norm, on the calibration rows (the second
   // MatMul plus its bias): what the repair could not recover, as a share.
   double relative_error = 0;
@@ -52,6 +64,11 @@ struct PruneSummary {
   int64_t calibration_rows = 0;      // activation rows the fit used (padding left out where a mask says so)
   std::string row_mask;              // the input that said which rows are padding ("attention_mask"); empty: none
   int64_t weights_before = 0, weights_after = 0;  // elements of the pruned blocks' weights and biases
+  int64_t blocks_of(PrunedUnit unit) const {
+    int64_t n = 0;
+    for (const auto& b : blocks) n += b.unit == unit;
+    return n;
+  }
 };
 
 }  // namespace hone::onnx

@@ -40,16 +40,17 @@ class HiddenMoments {
 };
 
 struct Refit {
-  std::vector<int64_t> kept;           // neuron indices, ascending
-  std::vector<float> weight;           // [kept, out] row-major: the second MatMul's new weight
+  std::vector<int64_t> kept;           // unit indices (neurons, or heads), ascending
+  std::vector<float> weight;           // [kept x group, out] row-major: the second MatMul's new weight
   std::vector<float> bias;             // [out]: the new bias (empty when the block had none)
   double relative_error = 0;           // |Y - Y'|^2 / |Y|^2 on the calibration rows, refitted
   double relative_error_unrepaired = 0;  // the same keeping the original rows of W2 and b2
 };
 
 // `gram` from HiddenMoments; `weight` [F, out] row-major; `bias` [out] or empty (then the fit has no intercept
-// either). Keeps the `keep` most important neurons (1 <= keep <= F).
+// either). The rows come in units of `group` consecutive rows (1: a neuron each; an attention head's size: a head
+// each, F = heads x group); keeps `keep` of the F / group units (1 <= keep).
 Refit SelectAndRefit(const Eigen::MatrixXd& gram, std::span<const float> weight, int64_t out,
-                     std::span<const float> bias, int64_t keep, double ridge);
+                     std::span<const float> bias, int64_t keep, double ridge, int64_t group = 1);
 
 }  // namespace hone::onnx

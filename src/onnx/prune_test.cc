@@ -11,6 +11,7 @@
 #include "onnx/graph_rewrite.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/prune_ffn_blocks.h"
+#include "onnx/prune_heads.h"
 #include "onnx/prune_repair.h"
 #include "onnx/prune_test_models.h"
 #include "tensor/npz.h"
@@ -215,6 +216,96 @@ TEST_F(PruneModelTest, BadOptionsAndDataNameTheFault) {
   auto missing = PruneModel(&m, Options(dir_.File("absent.npz"), 0.5, 8));
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(missing.status().message(), HasSubstr("absent.npz"));
+}
+
+}  // namespace
+}  // namespace hone::onnx
+
+namespace hone::onnx {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::AttentionBlockModel;
+
+AttentionSearch FindHeads(::onnx::ModelProto m) {
+  RewriteScope scope;
+  EXPECT_TRUE(BeginRewrite(&m, &scope).ok());
+  GraphIndex index(m.graph());
+  return FindAttentionBlocks(m.graph(), index);
+}
+
+TEST(FindAttentionBlocksTest, FindsTorchsMultiHeadAttention) {
+  AttentionSearch s = FindHeads(AttentionBlockModel());
+  EXPECT_THAT(s.refused, IsEmpty());
+  ASSERT_EQ(s.blocks.size(), 1u);
+  const AttentionBlock& b = s.blocks[0];
+  EXPECT_EQ(b.heads, 2);
+  EXPECT_EQ(b.head_size, 4);
+  EXPECT_EQ(b.context, "context");
+  EXPECT_EQ(b.out_weight, "Wo");
+  EXPECT_EQ(b.out_bias, "bo");
+  EXPECT_EQ(b.weights[0], "Wq");
+  EXPECT_EQ(b.weights[1], "Wk");
+  EXPECT_EQ(b.weights[2], "Wv");
+  EXPECT_EQ(b.biases[2], "bv");
+  EXPECT_EQ(b.shapes.size(), 4u);  // H in the three reshapes, H*dh in the context's
+  // Neither kind of block is mistaken for the other.
+  EXPECT_THAT(FindHeads(testing::FfnModel(8)).blocks, IsEmpty());
+  EXPECT_THAT(FindHeads(testing::FfnModel(8)).refused, IsEmpty());
+  EXPECT_THAT(Find(AttentionBlockModel()).blocks, IsEmpty());
+}
+
+TEST(FindAttentionBlocksTest, RefusesProbabilitiesReadOutsideAndAShapeReadAtTheHeads) {
+  ::onnx::ModelProto m = AttentionBlockModel();
+  testing::SetTensorType(m.mutable_graph()->add_output(), "probs", ::onnx::TensorProto::FLOAT, {"N", 2, "T", "T"});
+  AttentionSearch s = FindHeads(m);
+  EXPECT_THAT(s.blocks, IsEmpty());
+  EXPECT_THAT(s.refused, ElementsAre(AllOf(HasSubstr("'out_proj' (MatMul)"), HasSubstr("'probs'"),
+                                           HasSubstr("graph output"))));
+  // A Gather of the heads' dimension would see it change.
+  m = AttentionBlockModel();
+  for (auto& t : *m.mutable_graph()->mutable_initializer())
+    if (t.name() == "c_it") {  // the context's sequence index, read from av_t [N, T, 2, 4]: now dimension 2, the heads
+      int64_t two = 2;
+      t.set_raw_data(std::string(reinterpret_cast<const char*>(&two), 8));
+    }
+  s = FindHeads(m);
+  EXPECT_THAT(s.blocks, IsEmpty());
+  EXPECT_THAT(s.refused, ElementsAre(HasSubstr("also read by 'c_shape' (Shape)")));
+}
+
+TEST_F(PruneModelTest, RemovesADuplicateHeadAndKeepsTheOutputAtAnotherLength) {
+  const ::onnx::ModelProto source = AttentionBlockModel(true);
+  ::onnx::ModelProto pruned = source;
+  PruneOptions o = Options(WriteData("cal.npz", false), 0, 8);
+  o.head_ratio = 0.5;
+  // The data's x is [64, 6, 4]; this model takes [N, T, 8].
+  Tensor x = testing::RandomTensor({64, 6, 8}, 5, -2, 2);
+  std::vector<NamedTensor> arrays{{"x", x}};
+  ASSERT_TRUE(WriteNpz(dir_.File("cal8.npz"), arrays, false).ok());
+  o.calibration_inputs.data_path = dir_.File("cal8.npz");
+  auto s = PruneModel(&pruned, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->blocks.size(), 1u) << (s->refused.empty() ? "" : s->refused[0]);
+  EXPECT_EQ(s->blocks[0].unit, PrunedUnit::kHead);
+  EXPECT_EQ(s->blocks[0].width, 2);
+  EXPECT_EQ(s->blocks[0].kept, 1);
+  EXPECT_EQ(s->blocks[0].up_node, "q_proj");
+  EXPECT_EQ(s->blocks[0].down_node, "out_proj");
+  EXPECT_LT(s->blocks[0].relative_error, 1e-8);
+  EXPECT_THAT(Dims(pruned, "Wq"), ElementsAre(8, 4));
+  EXPECT_THAT(Dims(pruned, "bk"), ElementsAre(4));
+  EXPECT_THAT(Dims(pruned, "Wo"), ElementsAre(4, 8));
+  const std::string path = dir_.File("heads.onnx");
+  ASSERT_TRUE(SaveAndLoadCheck(pruned, path).ok());
+  Tensor probe = testing::RandomTensor({3, 9, 8}, 78, -2, 2);  // a sequence length calibration never saw
+  std::string error;
+  auto want = testing::RunFirstOutput(dir_.WriteModel("source.onnx", source), probe, &error);
+  auto got = testing::RunFirstOutput(path, probe, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_LT(testing::MaxAbsDiff(want, got), 1e-4 * testing::MaxAbs(want));
 }
 
 }  // namespace

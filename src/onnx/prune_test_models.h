@@ -66,3 +66,89 @@ inline ::onnx::ModelProto FfnModel(int64_t width = 8, bool with_mask = false, bo
 }
 
 }  // namespace hone::onnx::testing
+
+namespace hone::onnx::testing {
+
+// An INT64 initializer: a vector, or a scalar (no dims) with `scalar`.
+inline void SetInt64(::onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& values,
+                     bool scalar = false) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(::onnx::TensorProto::INT64);
+  if (!scalar) t->add_dims(static_cast<int64_t>(values.size()));
+  t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * 8));
+}
+
+// Multi-head self-attention as torch.onnx writes it (BERT's): x [N, T, 8]; Q, K, V = x @ W + b with W [8, 8];
+// each reshaped to [N, T, 2, 4] by Concat(batch, sequence, [2], [4]) (batch and sequence read by Shape and Gather),
+// transposed to [N, 2, T, 4] (K to [N, 2, 4, T]); Softmax(Q K^T / 2) V; transposed back and reshaped to [N, T, 8]
+// by Concat(batch, sequence, [8]); y = context @ Wo + bo. With `duplicate_head`, head 1's Q, K and V columns (and
+// biases) repeat head 0's, so head 1 computes exactly what head 0 does and pruning one of them loses nothing once
+// the output projection is refitted.
+inline ::onnx::ModelProto AttentionBlockModel(bool duplicate_head = false) {
+  auto m = EmptyModel("mha");
+  auto* g = m.mutable_graph();
+  SetTensorType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"N", "T", 8});
+  SetTensorType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"N", "T", 8});
+  const char* names[3] = {"q", "k", "v"};
+  for (int p = 0; p < 3; ++p) {
+    auto* w = AddRandomInitializer(g, std::string("W") + names[p], {8, 8}, 41 + p);
+    auto* b = AddRandomInitializer(g, std::string("b") + names[p], {8}, 51 + p, 0.2f);
+    if (duplicate_head) {
+      auto vw = RandomValues(64, 41 + p), vb = RandomValues(8, 51 + p, -0.2f, 0.2f);
+      for (int r = 0; r < 8; ++r)
+        for (int c = 4; c < 8; ++c) vw[static_cast<size_t>(r * 8 + c)] = vw[static_cast<size_t>(r * 8 + c - 4)];
+      for (int c = 4; c < 8; ++c) vb[static_cast<size_t>(c)] = vb[static_cast<size_t>(c - 4)];
+      SetValues(w, vw);
+      SetValues(b, vb);
+    }
+  }
+  AddRandomInitializer(g, "Wo", {8, 8}, 61);
+  AddRandomInitializer(g, "bo", {8}, 62, 0.2f);
+  SetInt64(g, "zero", {0});
+  SetInt64(g, "heads", {2});
+  SetInt64(g, "size", {4});
+  SetInt64(g, "width", {8});
+  SetScalar(g, "scale", 2.0f);
+  // Batch and sequence as torch.onnx reads them: Shape, Gather (a scalar index), Unsqueeze.
+  auto dims_of = [&](const std::string& value, const std::string& tag) {
+    AddNode(g, "Shape", {value}, {tag + "_shape"})->set_name(tag + "_shape");
+    SetInt64(g, tag + "_ib", {0}, true);
+    SetInt64(g, tag + "_it", {1}, true);
+    auto* gb = AddNode(g, "Gather", {tag + "_shape", tag + "_ib"}, {tag + "_b1"});
+    gb->set_name(tag + "_gather_b");
+    auto* gt = AddNode(g, "Gather", {tag + "_shape", tag + "_it"}, {tag + "_t1"});
+    gt->set_name(tag + "_gather_t");
+    AddNode(g, "Unsqueeze", {tag + "_b1", "zero"}, {tag + "_b"})->set_name(tag + "_unsqueeze_b");
+    AddNode(g, "Unsqueeze", {tag + "_t1", "zero"}, {tag + "_t"})->set_name(tag + "_unsqueeze_t");
+  };
+  for (int p = 0; p < 3; ++p) {
+    const std::string n = names[p];
+    AddNode(g, "MatMul", {"x", "W" + n}, {n + "_mm"})->set_name(n + "_proj");
+    AddNode(g, "Add", {"b" + n, n + "_mm"}, {n + "_add"})->set_name(n + "_bias");
+    dims_of(n + "_add", n);
+    AddNode(g, "Concat", {n + "_b", n + "_t", "heads", "size"}, {n + "_shape4"})->set_name(n + "_concat");
+    IntAttribute(g->mutable_node(g->node_size() - 1), "axis", 0);
+    AddNode(g, "Reshape", {n + "_add", n + "_shape4"}, {n + "_heads"})->set_name(n + "_reshape");
+    auto* t = AddNode(g, "Transpose", {n + "_heads"}, {n + "_t4"});
+    t->set_name(n + "_transpose");
+    IntsAttribute(t, "perm", p == 1 ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 1, 3});
+  }
+  AddNode(g, "MatMul", {"q_t4", "k_t4"}, {"scores"})->set_name("qk");
+  AddNode(g, "Div", {"scores", "scale"}, {"scaled"})->set_name("scale_div");
+  IntAttribute(AddNode(g, "Softmax", {"scaled"}, {"probs"}), "axis", -1);
+  g->mutable_node(g->node_size() - 1)->set_name("softmax");
+  AddNode(g, "MatMul", {"probs", "v_t4"}, {"av"})->set_name("av");
+  auto* back = AddNode(g, "Transpose", {"av"}, {"av_t"});
+  back->set_name("av_transpose");
+  IntsAttribute(back, "perm", {0, 2, 1, 3});
+  dims_of("av_t", "c");
+  AddNode(g, "Concat", {"c_b", "c_t", "width"}, {"c_shape3"})->set_name("c_concat");
+  IntAttribute(g->mutable_node(g->node_size() - 1), "axis", 0);
+  AddNode(g, "Reshape", {"av_t", "c_shape3"}, {"context"})->set_name("c_reshape");
+  AddNode(g, "MatMul", {"context", "Wo"}, {"o_mm"})->set_name("out_proj");
+  AddNode(g, "Add", {"o_mm", "bo"}, {"y"})->set_name("out_bias");
+  return m;
+}
+
+}  // namespace hone::onnx::testing

@@ -35,7 +35,8 @@ nlohmann::json ConvertSummaryToJson(const ConvertOptions& options, const Convert
 nlohmann::json PruneSummaryToJson(const PruneOptions& options, const PruneSummary& s) {
   nlohmann::json blocks = nlohmann::json::array();
   for (const auto& b : s.blocks)
-    blocks.push_back({{"up_node", b.up_node},
+    blocks.push_back({{"unit", b.unit == PrunedUnit::kNeuron ? "neurons" : "heads"},
+                      {"up_node", b.up_node},
                       {"down_node", b.down_node},
                       {"width", b.width},
                       {"kept", b.kept},
@@ -43,6 +44,7 @@ nlohmann::json PruneSummaryToJson(const PruneOptions& options, const PruneSummar
                       {"relative_error_unrepaired", b.relative_error_unrepaired}});
   return {{"description", DescribePruning(options, s)},
           {"ratio", options.ratio},
+          {"head_ratio", options.head_ratio},
           {"blocks", blocks},
           {"refused", s.refused},
           {"warnings", s.warnings},

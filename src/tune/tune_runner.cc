@@ -96,7 +96,7 @@ std::string Summary(const TuneState& state, const FinalCheck& final_check, int e
                         final_check.replicas->replicas, final_check.replicas->arithmetic);
   }
   for (const StageRecord& s : state.ledger.stages) {
-    text += fmt::format("  stage {} {:<10} {:<8} {}\n", s.index, s.name, StageStatusName(s.status), s.reason);
+    text += fmt::format("  stage {} {:<11} {:<8} {}\n", s.index, s.name, StageStatusName(s.status), s.reason);
   }
   if (!final_check.error.empty()) text += "  final check failed: " + final_check.error + "\n";
   return text;

@@ -157,8 +157,8 @@ std::string WireCheck::Describe(bench::RemoteProtocol protocol) const {
       "{}",
       rows, rows == 1 ? "" : "s", protocol == bench::RemoteProtocol::kGrpc ? "gRPC" : "HTTP", requests,
       requests == 1 ? "" : "s", rows_match_winner, first_difference.empty() ? "" : " (first: " + first_difference + ")",
-      source_match ? "match the source within hone compare's defaults"
-                   : "do NOT match the source within hone compare's defaults: " + source_detail);
+      source_match ? "match the source within " + source_rule
+                   : "do NOT match the source within " + source_rule + ": " + source_detail);
   if (evaluation) {
     std::vector<std::string> gates;
     for (const check::GateResult& g : evaluation->gates)
@@ -239,6 +239,10 @@ Result<WireCheck> CheckOverTheWire(const WireCheckSettings& s) {
   } else {
     check::CompareSettings against_source;
     against_source.tolerances = s.source_tolerances;
+    const check::Tolerance& rule = s.source_tolerances.defaults;
+    if (rule.rule != check::ToleranceRule::kSimilarity || rule.min_cosine != check::kDefaultMinCosine ||
+        rule.max_range_error != check::kDefaultMaxRangeError || !s.source_tolerances.NamedOutputs().empty())
+      check.source_rule = "the run's tolerances (" + rule.Describe() + ")";
     check.source_match = Matches(*source_all, *wire_all, against_source, &check.source_detail);
   }
   if (s.batch_axis) {

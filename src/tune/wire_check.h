@@ -43,7 +43,9 @@ struct WireCheck {
   int64_t rows = 0, requests = 0;
   int64_t rows_match_winner = 0;  // within 1e-5 absolute + 1e-4 relative of the winner in process
   std::string first_difference;   // "row 17: ..." (empty when every row matched the winner)
-  bool source_match = false;      // every row together within hone compare's defaults of the source
+  bool source_match = false;      // every row together within the run's tolerances of the source
+  // Which tolerances: "hone compare's defaults", or "the run's tolerances (similarity: ..., cosine >= 0.95, ...)".
+  std::string source_rule = "hone compare's defaults";
   std::string source_detail;      // why not, when not
   std::optional<check::EvaluateReport> evaluation;  // the gates on the wire's outputs, when there were any
   std::string gates_error;        // why the gates could not be evaluated (empty when they were, or none applied)
