@@ -144,6 +144,21 @@ bool IsScoreElementwise(const ::onnx::NodeProto& node) {
   return node.domain().empty() && kOps.count(node.op_type()) > 0;
 }
 
+// Whether `value` comes from Q K^T (a MatMul of two computed values) through at most `depth` elementwise nodes: the
+// scores' side of Add(scores, mask), whichever order the exporter wrote the two in. The mask's side goes back to a
+// graph input instead.
+bool LeadsToScores(const GraphIndex& index, const ::onnx::GraphProto& graph, const std::string& value, int depth) {
+  const int p = index.Producer(value);
+  if (p < 0 || depth < 0) return false;
+  const ::onnx::NodeProto& node = graph.node(p);
+  if (node.op_type() == "MatMul")
+    return node.input_size() == 2 && !index.Initializer(node.input(0)) && !index.Initializer(node.input(1));
+  if (!IsScoreElementwise(node)) return false;
+  for (const std::string& in : node.input())
+    if (!in.empty() && !index.Initializer(in) && LeadsToScores(index, graph, in, depth - 1)) return true;
+  return false;
+}
+
 // Every value the block computes is read only inside it, or by a Shape whose dimensions are read (Gather with a
 // constant index) away from the heads: batch and sequence lengths, which pruning does not change.
 bool ConsumersStayInside(Walk& w, const AttentionBlock& block) {
@@ -221,14 +236,9 @@ bool WalkAttention(Walk& w, int out, AttentionBlock& block) {
     } else if (IsScoreElementwise(node)) {
       // The scores go on through the input that is not a constant or the mask: the one made inside this chain.
       std::string next;
-      for (const std::string& in : node.input()) {
-        const int q = w.index.Producer(in);
-        if (!in.empty() && !w.index.Initializer(in) && q >= 0 &&
-            (w.graph.node(q).op_type() == "MatMul" || w.graph.node(q).op_type() == "Softmax" ||
-             IsScoreElementwise(w.graph.node(q))) &&
-            next.empty())
+      for (const std::string& in : node.input())
+        if (next.empty() && !in.empty() && !w.index.Initializer(in) && LeadsToScores(w.index, w.graph, in, 4))
           next = in;
-      }
       if (next.empty()) return w.Fail("the scores cannot be followed through " + NodeLabel(node));
       p = next;
     } else {

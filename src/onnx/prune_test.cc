@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "onnx/graph_io.h"
 #include "onnx/graph_rewrite.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/prune_ffn_blocks.h"
@@ -274,6 +275,21 @@ TEST(FindAttentionBlocksTest, RefusesProbabilitiesReadOutsideAndAShapeReadAtTheH
   s = FindHeads(m);
   EXPECT_THAT(s.blocks, IsEmpty());
   EXPECT_THAT(s.refused, ElementsAre(HasSubstr("also read by 'c_shape' (Shape)")));
+}
+
+// The scores' Add of a mask, written mask first: the walk follows the side that comes from Q K^T.
+TEST(FindAttentionBlocksTest, FollowsTheScoresWhicheverSideOfTheMaskTheyAreOn) {
+  ::onnx::ModelProto m = AttentionBlockModel();
+  auto* g = m.mutable_graph();
+  testing::SetTensorType(g->add_input(), "mask", ::onnx::TensorProto::FLOAT, {"N", 1, 1, "T"});
+  testing::AddNode(g, "Mul", {"mask", "scale"}, {"mask_scaled"})->set_name("mask_mul");
+  testing::AddNode(g, "Add", {"mask_scaled", "scaled"}, {"masked"})->set_name("mask_add");
+  for (auto& node : *g->mutable_node())
+    if (node.name() == "softmax") node.set_input(0, "masked");
+  ASSERT_TRUE(SortTopologically(g).ok());
+  AttentionSearch s = FindHeads(m);
+  EXPECT_THAT(s.refused, IsEmpty());
+  EXPECT_EQ(s.blocks.size(), 1u);
 }
 
 TEST_F(PruneModelTest, RemovesADuplicateHeadAndKeepsTheOutputAtAnotherLength) {
