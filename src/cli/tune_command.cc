@@ -25,6 +25,7 @@ Command AddTuneCommand(CLI::App& app) {
     std::vector<std::string> slos, perturb;
     std::string slice;
     std::string gates;
+    std::string output;
     std::string expected_load;
     double cost_per_hour = 0;
     bool quick = false, quiet = false, server_log = false;
@@ -46,6 +47,9 @@ Command AddTuneCommand(CLI::App& app) {
   sub->add_option("--gate", flags->gates,
                   "quality gates against the original model on held-out rows, e.g. "
                   "'accuracy_drop<=0.01,prediction_agreement>=0.99' (default accuracy_drop<=0.01 with labels)");
+  sub->add_option("--output-name", flags->output,
+                  "the output the gates evaluate, as hone evaluate's (default: the model's first): an encoder's "
+                  "pooled embedding rather than its per-token states, say");
   sub->add_option("--slice", flags->slice,
                   "the dataset array of group ids, for gates on slices (worst_slice_drop<=0.03), as hone evaluate");
   sub->add_option("--perturb", flags->perturb,
@@ -106,6 +110,7 @@ Command AddTuneCommand(CLI::App& app) {
       settings.gates = *gates;
     }
     settings.slice_key = flags->slice;
+    settings.output = flags->output;
     if (Status s = ApplyToleranceFlags(flags->tolerance, settings.tolerances); !s.ok()) return fail(s);
     if (!flags->expected_load.empty()) {
       auto expected = tune::ParseExpectedLoad(flags->expected_load);

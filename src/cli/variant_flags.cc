@@ -27,6 +27,8 @@ void AddVariantFlags(CLI::App& app, VariantFlags& f) {
   AddToleranceFlags(app, f.tolerance);
   app.add_option("--gate", f.gates, "conditions on the evaluation with labels, e.g. 'accuracy_drop<=0.005' "
                                     "(default: accuracy_drop<=--max-accuracy-drop)");
+  app.add_option("--output-name", f.output,
+                 "the output the evaluation and its gates read (default: the model's first), as hone evaluate's");
   app.add_option("--max-accuracy-drop", f.max_accuracy_drop, "the default gate, as a ratio (0.01 = 1 point)")
       ->capture_default_str();
   app.add_flag("--allow-slower", f.allow_slower,
@@ -85,6 +87,7 @@ int VerifyVariant(const VariantReport& report, VariantFlags& f, harness::Variant
     check.gates.insert(check.gates.end(), parsed->begin(), parsed->end());
   }
   check.max_accuracy_drop = f.max_accuracy_drop;
+  check.output = f.output;
   check.bench = !f.no_bench;
   check.allow_slower = f.allow_slower;
   check.bench_rounds = f.bench_rounds;

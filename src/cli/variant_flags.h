@@ -21,6 +21,7 @@ struct VariantFlags {
   int intra_op_threads = 0;
   ToleranceFlags tolerance;
   std::vector<std::string> gates;
+  std::string output;  // --output-name: the output the evaluation and gates read
   double max_accuracy_drop = 0.01;
   int bench_rounds = 3;
   int64_t bench_batch = 0;

@@ -87,6 +87,7 @@ Result<VariantOutcome> CheckVariant(const VariantCheck& c) {
     check::EvaluateSettings e;
     e.model_path = c.variant_path;
     e.against_path = c.source_path;
+    e.output = c.output;
     e.inputs = c.data;
     e.session = c.session;
     e.stability_epsilon = 0;  // the probe measures the model, not the variant's fidelity; skip its extra runs

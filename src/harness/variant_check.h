@@ -36,6 +36,7 @@ struct VariantCheck {
   // Gates on the evaluation: with labels, empty means accuracy_drop <= max_accuracy_drop; without labels they are
   // evaluated only when given (against the source: cosine_mean_drop, ...), and need data_path.
   std::vector<check::Gate> gates;
+  std::string output;  // the output the evaluation and its gates read (hone evaluate's --output-name); empty: the first
   double max_accuracy_drop = 0.01;
   std::string slice_key;                          // the gates' slices (worst_slice_drop); empty: none
   std::vector<check::Perturbation> perturbations;  // the gates' robustness figures; empty: none

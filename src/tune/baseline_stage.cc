@@ -70,6 +70,7 @@ void RunBaseline(TuneState& state) {
     check::EvaluateSettings e;
     e.model_path = state.given.settings->model_path;
     e.inputs = state.given.plan.inputs;
+    e.output = state.given.settings->output;
     auto quality = check::Evaluate(e);
     if (quality.ok()) {
       state.ledger.baseline_quality = *quality;

@@ -63,6 +63,7 @@ VariantCheck CheckFor(const TuneState& state, const std::string& variant_path, c
   check.session = state.ledger.incumbent.session;
   check.tolerances = state.given.settings->tolerances;
   check.gates = state.given.gates;
+  check.output = state.given.settings->output;
   check.slice_key = state.given.settings->slice_key;
   check.perturbations = state.given.settings->perturbations;
   check.bench = true;

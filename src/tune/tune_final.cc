@@ -29,6 +29,7 @@ void CheckOutputsOverTheWire(TuneState& state, harness::ServedModel& served, con
   w.batch_axis = state.given.batch_axis;
   w.rows_per_request = std::max<int64_t>(1, state.ledger.incumbent.max_batch_size);
   w.gates = state.given.gates;
+  w.output = state.given.settings->output;
   w.slice_key = state.given.settings->slice_key;
   w.perturbations = state.given.settings->perturbations;
   w.has_labels = state.given.has_labels;

@@ -104,6 +104,7 @@ Status CheckGateNames(const TuneGiven& given) {
   e.inputs = given.settings->inputs;
   e.inputs.data_path = rows;
   e.against_path = given.settings->model_path;
+  e.output = given.settings->output;
   e.gates = given.settings->gates;
   e.slice_key = given.settings->slice_key;
   e.perturbations = given.settings->perturbations;

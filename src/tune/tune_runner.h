@@ -47,6 +47,9 @@ struct TuneSettings {
   runtime::InputOptions inputs;
   std::vector<Slo> slos;
   std::vector<check::Gate> gates;  // empty: accuracy_drop<=0.01 when the data has labels
+  // The output the gates evaluate (hone evaluate's --output-name); empty: the model's first. An encoder whose first
+  // output is per token (last_hidden_state, padding included) is gated on its pooled embedding this way.
+  std::string output;
   // How close every variant's outputs (and the served winner's) must stay to the source's: hone compare's rules,
   // its defaults unless the user loosens them (--min-cosine, --max-range-error, --atol/--rtol) for a lossy step
   // such as pruning.

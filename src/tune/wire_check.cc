@@ -140,6 +140,7 @@ Status EvaluateGates(const WireCheckSettings& s, const RowStack& stack, WireChec
   e.inputs.data_path = s.heldout_path;
   e.candidate_outputs_path = path;
   e.against_path = s.source_path;
+  e.output = s.output;
   e.gates = gates;
   e.slice_key = s.slice_key;
   e.perturbations = s.perturbations;

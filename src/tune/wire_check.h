@@ -33,6 +33,7 @@ struct WireCheckSettings {
   bool batch_axis = true;    // rows along dimension 0; false: the arrays are sent whole, once
   int64_t rows_per_request = 1;
   std::vector<check::Gate> gates;  // empty with labels: accuracy_drop<=0.01
+  std::string output;              // the output the gates evaluate; empty: the model's first
   std::string slice_key;
   std::vector<check::Perturbation> perturbations;  // run on the winner in process (the wire carries the clean rows)
   bool has_labels = false;
