@@ -57,12 +57,7 @@ int Run(ConvertFlags& f) {
   auto staged = StagedOutput::Create(f.output, f.model);
   if (!staged.ok()) return fail(staged.status());
   auto summary = onnx::ConvertFile(f.model, staged->path(), f.options);
-  if (!summary.ok()) {
-    std::cerr << "hone convert: " << staged->NameFinal(summary.status().message()) << "\n";
-    if (summary.status().code() != StatusCode::kInternal) return kExitUsage;
-    std::cerr << "hone convert: nothing was written to '" << f.output << "'\n";
-    return kExitCheckFailed;
-  }
+  if (!summary.ok()) return TransformFailed(summary.status(), *staged, f.output, "hone convert");
   const onnx::ConvertSummary& s = *summary;
   std::cout << fmt::format("hone convert: {} -> {}\n  {}\n", f.model, f.output,
                            onnx::DescribeConversion(f.options, s));
@@ -83,13 +78,8 @@ int Run(ConvertFlags& f) {
   const VariantReport report{"convert", f.model, f.output, onnx::ConvertSummaryToJson(f.options, s)};
   if (s.converted_nodes == 0 && s.converted_initializers == 0)
     return FinishVariantReport(f.verify, report, false, "nothing changed", nullptr, kExitCheckFailed);
-  if (Status st = staged->Commit(); !st.ok()) return fail(st);
-  if (f.verify.no_verify) {
-    std::cout << "not verified (--no-verify): outputs, quality and speed against the source were not checked\n";
-    return FinishVariantReport(f.verify, report, true, "not verified", nullptr, kExitOk);
-  }
   harness::VariantCheck check;
-  return VerifyVariant(report, f.verify, check, "hone convert");
+  return CommitAndVerify(*staged, report, f.verify, check, "hone convert");
 }
 
 }  // namespace

@@ -84,29 +84,15 @@ int Run(PruneFlags& f) {
   harness::VariantCheck check;
   // Verification data must not be the rows the weights were refitted on.
   ScratchFile held_out;
-  const std::string& cal = f.options.calibration_inputs.data_path;
-  if (!f.verify.no_verify && (f.verify.data.data_path.empty() || SamePath(f.verify.data.data_path, cal))) {
-    if (f.options.calibration_samples == 0)
-      return fail(Status::InvalidArgument(
-          "verification needs held-out data: give --data with other samples than --calibration-data, or "
-          "--calibration-samples N so that the rows after N verify (or --no-verify)"));
-    if (Status s = harness::WriteHeldOutRows(cal, f.options.calibration_samples, held_out.path()); !s.ok())
-      return fail(s);
-    f.verify.data.data_path = held_out.path();
-    check.data_note = fmt::format("rows {} and after of '{}'; rows before calibrated", f.options.calibration_samples, cal);
-  }
+  if (Status s = HoldOutCalibrationRows(f.verify, f.options.calibration_inputs.data_path,
+                                        f.options.calibration_samples, held_out, check);
+      !s.ok())
+    return fail(s);
   std::unique_ptr<Progress> progress = f.verify.quiet ? nullptr : Progress::ForStderr("calibration batch");
   f.options.progress = progress.get();
   auto summary = onnx::PruneFile(f.model, staged->path(), f.options);
   if (progress) progress->Finish();
-  if (!summary.ok()) {
-    const std::string message = staged->NameFinal(summary.status().message());
-    if (summary.status().code() == StatusCode::kInternal) {
-      std::cerr << "hone prune: " << message << "\nhone prune: nothing was written to '" << f.output << "'\n";
-      return kExitCheckFailed;
-    }
-    return fail(Status(summary.status().code(), message));
-  }
+  if (!summary.ok()) return TransformFailed(summary.status(), *staged, f.output, "hone prune");
   PrintSummary(f, *summary);
   const VariantReport report{"prune", f.model, f.output, onnx::PruneSummaryToJson(f.options, *summary)};
   if (summary->blocks.empty()) {
@@ -115,12 +101,7 @@ int Run(PruneFlags& f) {
               << f.output << "'\n";
     return FinishVariantReport(f.verify, report, false, "nothing changed", nullptr, kExitCheckFailed);
   }
-  if (Status s = staged->Commit(); !s.ok()) return fail(s);
-  if (f.verify.no_verify) {
-    std::cout << "not verified (--no-verify): outputs, quality and speed against the source were not checked\n";
-    return FinishVariantReport(f.verify, report, true, "not verified", nullptr, kExitOk);
-  }
-  return VerifyVariant(report, f.verify, check, "hone prune");
+  return CommitAndVerify(*staged, report, f.verify, check, "hone prune");
 }
 
 }  // namespace

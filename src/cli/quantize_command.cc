@@ -131,16 +131,10 @@ int Run(QuantizeFlags& f) {
   // static mode), verify on the rows calibration did not use.
   ScratchFile held_out;
   if (f.options.mode == onnx::QuantizeMode::kStatic) {
-    const std::string& cal = f.options.calibration_inputs.data_path;
-    if (!f.verify.no_verify && (f.verify.data.data_path.empty() || SamePath(f.verify.data.data_path, cal))) {
-      if (f.options.calibration_samples == 0)
-        return fail(Status::InvalidArgument(
-            "verification needs held-out data: give --data with other samples than --calibration-data, or "
-            "--calibration-samples N so that the rows after N verify (or --no-verify)"));
-      if (Status s = harness::WriteHeldOutRows(cal, f.options.calibration_samples, held_out.path()); !s.ok()) return fail(s);
-      f.verify.data.data_path = held_out.path();
-      check.data_note = fmt::format("rows {} and after of '{}'; rows before calibrated", f.options.calibration_samples, cal);
-    }
+    if (Status s = HoldOutCalibrationRows(f.verify, f.options.calibration_inputs.data_path,
+                                          f.options.calibration_samples, held_out, check);
+        !s.ok())
+      return fail(s);
   }
   // Calibration runs the model over its dataset: show the batches as they go (--quiet: none).
   const bool calibrates = f.options.mode == onnx::QuantizeMode::kStatic;
@@ -149,14 +143,7 @@ int Run(QuantizeFlags& f) {
   f.options.progress = progress.get();
   auto summary = onnx::QuantizeFile(f.model, staged->path(), f.options);
   if (progress) progress->Finish();
-  if (!summary.ok()) {
-    const std::string message = staged->NameFinal(summary.status().message());
-    if (summary.status().code() == StatusCode::kInternal) {
-      std::cerr << "hone quantize: " << message << "\nhone quantize: nothing was written to '" << f.output << "'\n";
-      return kExitCheckFailed;
-    }
-    return fail(Status(summary.status().code(), message));
-  }
+  if (!summary.ok()) return TransformFailed(summary.status(), *staged, f.output, "hone quantize");
   PrintSummary(f, *summary);
   if (summary->quantized.empty()) {
     std::cerr << "hone quantize: nothing to quantize: no node of " << f.model << " was changed"
@@ -166,12 +153,7 @@ int Run(QuantizeFlags& f) {
   const VariantReport report{"quantize", f.model, f.output, onnx::QuantizeSummaryToJson(f.options, *summary)};
   if (summary->quantized.empty())
     return FinishVariantReport(f.verify, report, false, "nothing changed", nullptr, kExitCheckFailed);
-  if (Status s = staged->Commit(); !s.ok()) return fail(s);
-  if (f.verify.no_verify) {
-    std::cout << "not verified (--no-verify): outputs, quality and speed against the source were not checked\n";
-    return FinishVariantReport(f.verify, report, true, "not verified", nullptr, kExitOk);
-  }
-  return VerifyVariant(report, f.verify, check, "hone quantize");
+  return CommitAndVerify(*staged, report, f.verify, check, "hone quantize");
 }
 
 }  // namespace

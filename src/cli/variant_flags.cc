@@ -121,4 +121,40 @@ ScratchFile::~ScratchFile() {
   fs::remove(path_, ec);
 }
 
+Status HoldOutCalibrationRows(VariantFlags& f, const std::string& calibration_path, int64_t calibration_samples,
+                              const ScratchFile& held_out, harness::VariantCheck& check) {
+  if (f.no_verify || !(f.data.data_path.empty() || SamePath(f.data.data_path, calibration_path))) return Status::Ok();
+  if (calibration_samples == 0)
+    return Status::InvalidArgument(
+        "verification needs held-out data: give --data with other samples than --calibration-data, or "
+        "--calibration-samples N so that the rows after N verify (or --no-verify)");
+  HONE_RETURN_IF_ERROR(harness::WriteHeldOutRows(calibration_path, calibration_samples, held_out.path()));
+  f.data.data_path = held_out.path();
+  check.data_note =
+      fmt::format("rows {} and after of '{}'; rows before calibrated", calibration_samples, calibration_path);
+  return Status::Ok();
+}
+
+int CommitAndVerify(StagedOutput& staged, const VariantReport& report, VariantFlags& f, harness::VariantCheck& check,
+                    const std::string& command) {
+  if (Status s = staged.Commit(); !s.ok()) {
+    std::cerr << command << ": " << s.message() << "\n";
+    return kExitUsage;
+  }
+  if (f.no_verify) {
+    std::cout << "not verified (--no-verify): outputs, quality and speed against the source were not checked\n";
+    return FinishVariantReport(f, report, true, "not verified", nullptr, kExitOk);
+  }
+  return VerifyVariant(report, f, check, command);
+}
+
+int TransformFailed(const Status& status, const StagedOutput& staged, const std::string& output,
+                    const std::string& command) {
+  const std::string message = staged.NameFinal(status.message());
+  std::cerr << command << ": " << message << "\n";
+  if (status.code() != StatusCode::kInternal) return kExitUsage;
+  std::cerr << command << ": nothing was written to '" << output << "'\n";
+  return kExitCheckFailed;
+}
+
 }  // namespace hone::cli

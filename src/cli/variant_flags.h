@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/staged_output.h"
 #include "cli/common_flags.h"
 #include "cli/tolerance_flags.h"
 #include "harness/variant_check.h"
@@ -51,6 +52,25 @@ void AddVariantFlags(CLI::App& app, VariantFlags& flags);
 // Ends with FinishVariantReport.
 int VerifyVariant(const VariantReport& report, VariantFlags& flags, harness::VariantCheck& check,
                   const std::string& command);
+
+class ScratchFile;
+
+// Verification data must not be the rows that calibrated (or refitted) the variant: when --data is the calibration
+// file, or absent, the rows after `calibration_samples` of it are written to `held_out` and verify instead (said in
+// check.data_note). InvalidArgument when that leaves nothing to verify on (calibration_samples 0: all of them).
+// Nothing to do under --no-verify or with other --data.
+Status HoldOutCalibrationRows(VariantFlags& flags, const std::string& calibration_path, int64_t calibration_samples,
+                              const ScratchFile& held_out, harness::VariantCheck& check);
+
+// The end of every transform command once its variant is written to `staged`: renamed into place, then verified
+// (VerifyVariant), or said not to be under --no-verify. Returns the exit code.
+int CommitAndVerify(StagedOutput& staged, const VariantReport& report, VariantFlags& flags,
+                    harness::VariantCheck& check, const std::string& command);
+
+// A transform that failed: Internal is a bug in the rewrite (said, nothing written, exit 1); anything else is the
+// user's to fix (exit 2). The message names the final path rather than the staging one.
+int TransformFailed(const Status& status, const StagedOutput& staged, const std::string& output,
+                    const std::string& command);
 
 // A path in the system temp dir for a file of this process, removed on destruction.
 class ScratchFile {

@@ -229,6 +229,10 @@ bool WalkAttention(Walk& w, int out, AttentionBlock& block) {
     w.chain.insert(n);
     w.head_axis[node.output(0)] = 1;  // the scores and probabilities: [B, H, T, T]
     if (node.op_type() == "Softmax") {
+      // Over the keys only: any other axis (or opset 12's default, which flattens from axis 1) mixes the heads.
+      const ::onnx::AttributeProto* axis = FindAttr(node, "axis");
+      if (!axis || (axis->i() != -1 && axis->i() != 3))
+        return w.Fail("the Softmax " + NodeLabel(node) + " is not over the last axis alone");
       ++softmaxes;
       p = node.input(0);
     } else if (node.op_type() == "MatMul") {
