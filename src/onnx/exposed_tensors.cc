@@ -84,8 +84,15 @@ Result<ExposedRunInfo> RunExposed(const ::onnx::ModelProto& model, const std::ve
   std::vector<const Tensor*> exposed(tensors.size());
   for (int64_t first = 0; first < info.samples; first += batch) {
     int64_t n = std::min(batch, info.samples - first);
-    if (!pool->CheckBatch(n).ok()) n = batch;  // a fixed batch dimension: the last batch wraps round the pool
-    HONE_ASSIGN_OR_RETURN(auto inputs, pool->MakeBatch(first, n));
+    int64_t from = first;
+    if (!pool->CheckBatch(n).ok()) {
+      // A fixed batch dimension: the last batch ends at the last sample asked for and repeats a few before it,
+      // rather than reading on into rows the caller keeps apart (the held-out rows that verify). With fewer samples
+      // than one batch it wraps round them (MakeBatch wraps round the pool).
+      from = std::max<int64_t>(0, info.samples - batch);
+      n = batch;
+    }
+    HONE_ASSIGN_OR_RETURN(auto inputs, pool->MakeBatch(from, n));
     HONE_ASSIGN_OR_RETURN(auto outputs, s.Run(inputs));
     for (size_t t = 0; t < tensors.size(); ++t) {
       const Tensor& out = outputs[static_cast<size_t>(output_index[t])];

@@ -32,8 +32,9 @@ constexpr const char* kRowMaskInput = "attention_mask";
 std::vector<int64_t> Dims(const ::onnx::TensorProto& t) { return {t.dims().begin(), t.dims().end()}; }
 
 int64_t KeepCount(int64_t width, const PruneOptions& o) {
-  const double want = static_cast<double>(width) * (1.0 - o.ratio);
   const int64_t m = o.keep_multiple;
+  if (width <= m) return width;  // nothing to remove in whole multiples
+  const double want = static_cast<double>(width) * (1.0 - o.ratio);
   return std::clamp<int64_t>(static_cast<int64_t>(std::llround(want / static_cast<double>(m))) * m, m, width);
 }
 
@@ -177,8 +178,11 @@ Status PruneHeads(::onnx::GraphProto* graph, const GraphIndex& index, NameGenera
   }
   Replace(graph, b.out_weight, {keep * dh, last.out}, refit.weight);
   if (!b.out_bias.empty()) Replace(graph, b.out_bias, last.bias_dims, refit.bias);
-  // The reshapes' H and H*dh, under fresh names: another block may share the constant and prune differently.
+  // The reshapes' H and H*dh, under fresh names: another block may share the constant and prune differently. Q, K
+  // and V may read one Concat (after common-subexpression elimination): each place is rewritten once.
+  std::set<std::pair<int, int>> rewritten;
   for (const ShapeConstant& s : b.shapes) {
+    if (!rewritten.insert({s.node, s.input}).second) continue;
     ::onnx::NodeProto* node = graph->mutable_node(s.node);
     const ::onnx::TensorProto& old = *index.Initializer(node->input(s.input));
     HONE_ASSIGN_OR_RETURN(std::vector<int64_t> values, ReadInt64Tensor(old));
@@ -204,6 +208,9 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
   HONE_RETURN_IF_ERROR(options.Validate());
   RewriteScope scope;
   HONE_RETURN_IF_ERROR(BeginRewrite(model, &scope));
+  // Every shape the model came with may name a width pruning changes (onnxsim writes them for every value): all go,
+  // and ONNX Runtime infers them again.
+  scope.original_value_info.clear();
   ::onnx::GraphProto* graph = model->mutable_graph();
   PruneSummary summary;
   std::vector<FfnBlock> ffn;
@@ -302,7 +309,9 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
     else
       HONE_RETURN_IF_ERROR(PruneHeads(graph, index, names, attention[i - ffn.size()], mo, options, summary));
   }
-  HONE_RETURN_IF_ERROR(FinishRewrite(model, scope, "hone.prune", DescribePruning(options, summary)));
+  // The checker rejecting what was rewritten is hone's fault, not the input's.
+  if (Status s = FinishRewrite(model, scope, "hone.prune", DescribePruning(options, summary)); !s.ok())
+    return Status::Internal("the pruned model fails ONNX's checker: " + s.message());
   return summary;
 }
 

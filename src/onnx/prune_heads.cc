@@ -139,6 +139,22 @@ bool WalkHeads(Walk& w, const std::string& value, const std::vector<std::vector<
   return true;
 }
 
+// The dimensions shape inference gave `value` (value_info, graph inputs and outputs): a number each, -1 where
+// unknown or symbolic; empty when the value has no recorded shape.
+std::vector<int64_t> InferredDims(const ::onnx::GraphProto& graph, const std::string& value) {
+  auto dims_of = [](const ::onnx::ValueInfoProto& v) {
+    std::vector<int64_t> dims;
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return dims;
+    for (const auto& d : v.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    return dims;
+  };
+  for (const auto& v : graph.value_info())
+    if (v.name() == value) return dims_of(v);
+  for (const auto& v : graph.input())
+    if (v.name() == value) return dims_of(v);
+  return {};
+}
+
 bool IsScoreElementwise(const ::onnx::NodeProto& node) {
   static const std::set<std::string> kOps = {"Div", "Mul", "Add", "Sub", "Where", "Cast"};
   return node.domain().empty() && kOps.count(node.op_type()) > 0;
@@ -170,7 +186,8 @@ bool ConsumersStayInside(Walk& w, const AttentionBlock& block) {
     for (int user : w.index.Consumers(v)) {
       if (w.chain.count(user) || user == block.out) continue;
       const ::onnx::NodeProto& u = w.graph.node(user);
-      bool harmless = u.op_type() == "Shape" && u.domain().empty();
+      // A Shape with start/end (opset 15) renumbers the dimensions its Gathers read: not followed, refused.
+      bool harmless = u.op_type() == "Shape" && u.domain().empty() && !FindAttr(u, "start") && !FindAttr(u, "end");
       if (harmless) {
         for (int g : w.index.Consumers(u.output(0))) {
           const ::onnx::NodeProto& gather = w.graph.node(g);
@@ -244,6 +261,19 @@ bool WalkAttention(Walk& w, int out, AttentionBlock& block) {
         if (next.empty() && !in.empty() && !w.index.Initializer(in) && LeadsToScores(w.index, w.graph, in, 4))
           next = in;
       if (next.empty()) return w.Fail("the scores cannot be followed through " + NodeLabel(node));
+      // What else joins the scores (a mask, a scale, a position bias) must be the same for every head: of rank
+      // below 3, or size 1 on the heads' axis of [B, H, T, T]. A per-head bias would lose its heads' rows.
+      for (const std::string& in : node.input()) {
+        if (in.empty() || in == next) continue;
+        std::vector<int64_t> dims;
+        if (const ::onnx::TensorProto* t = w.index.Initializer(in)) dims.assign(t->dims().begin(), t->dims().end());
+        else dims = InferredDims(w.graph, in);
+        const bool known = w.index.Initializer(in) || !dims.empty();
+        const bool per_head = dims.size() >= 3 && dims[dims.size() - 3] != 1;
+        if (!known || per_head)
+          return w.Fail("'" + in + "', joined to the scores by " + NodeLabel(node) +
+                        (known ? ", differs between heads" : ", has no known shape to tell whether it differs between heads"));
+      }
       p = next;
     } else {
       return w.Fail("node " + NodeLabel(node) + " between the scores and the probabilities is not elementwise");
@@ -255,12 +285,25 @@ bool WalkAttention(Walk& w, int out, AttentionBlock& block) {
   // K^T: one transpose [0, 2, 3, 1], or [0, 2, 1, 3] then [0, 1, 3, 2].
   Walk probe = w;
   if (!WalkHeads(probe, qk.input(1), {{0, 2, 3, 1}}, 1, block)) {
-    if (!WalkHeads(w, qk.input(1), {{0, 1, 3, 2}, {0, 2, 1, 3}}, 1, block)) return false;
+    if (!WalkHeads(w, qk.input(1), {{0, 1, 3, 2}, {0, 2, 1, 3}}, 1, block)) {
+      // Say why the single-transpose form failed when it got past its transpose: that is the likelier form.
+      if (probe.why.find("is not the one multi-head attention uses") == std::string::npos) w.why = probe.why;
+      return false;
+    }
   } else {
     w.chain = probe.chain;
     w.head_axis = probe.head_axis;
   }
   block.shapes.push_back(width_at);
+  // A Concat that builds a shape is rewritten in place: every Reshape that reads it must be this block's.
+  for (const ShapeConstant& s : block.shapes) {
+    const ::onnx::NodeProto& node = w.graph.node(s.node);
+    if (node.op_type() != "Concat") continue;
+    for (int user : w.index.Consumers(node.output(0)))
+      if (!w.chain.count(user))
+        return w.Fail("the shape " + NodeLabel(node) + " builds is also read by " + NodeLabel(w.graph.node(user)));
+    if (w.index.IsGraphOutput(node.output(0))) return w.Fail("the shape " + NodeLabel(node) + " builds is a graph output");
+  }
   // The output projection's bias: the Add right after it.
   const auto& users = w.index.Consumers(proj.output(0));
   if (users.size() == 1 && w.graph.node(users[0]).op_type() == "Add") {

@@ -292,6 +292,21 @@ TEST(FindAttentionBlocksTest, FollowsTheScoresWhicheverSideOfTheMaskTheyAreOn) {
   EXPECT_EQ(s.blocks.size(), 1u);
 }
 
+// A bias per head joined to the scores (relative positions, ALiBi) would lose its pruned heads' rows: refused.
+TEST(FindAttentionBlocksTest, RefusesATermThatDiffersBetweenHeads) {
+  ::onnx::ModelProto m = AttentionBlockModel();
+  auto* g = m.mutable_graph();
+  testing::AddRandomInitializer(g, "head_bias", {1, 2, 1, 1}, 71);
+  testing::AddNode(g, "Add", {"scaled", "head_bias"}, {"biased"})->set_name("bias_add");
+  for (auto& node : *g->mutable_node())
+    if (node.name() == "softmax") node.set_input(0, "biased");
+  ASSERT_TRUE(SortTopologically(g).ok());
+  AttentionSearch s = FindHeads(m);
+  EXPECT_THAT(s.blocks, IsEmpty());
+  EXPECT_THAT(s.refused, ElementsAre(HasSubstr("'head_bias', joined to the scores by 'bias_add' (Add), differs "
+                                               "between heads")));
+}
+
 TEST_F(PruneModelTest, RemovesADuplicateHeadAndKeepsTheOutputAtAnotherLength) {
   const ::onnx::ModelProto source = AttentionBlockModel(true);
   ::onnx::ModelProto pruned = source;
@@ -319,6 +334,30 @@ TEST_F(PruneModelTest, RemovesADuplicateHeadAndKeepsTheOutputAtAnotherLength) {
   Tensor probe = testing::RandomTensor({3, 9, 8}, 78, -2, 2);  // a sequence length calibration never saw
   std::string error;
   auto want = testing::RunFirstOutput(dir_.WriteModel("source.onnx", source), probe, &error);
+  auto got = testing::RunFirstOutput(path, probe, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_LT(testing::MaxAbsDiff(want, got), 1e-4 * testing::MaxAbs(want));
+}
+
+// Q, K and V reshaped by one shared Concat (as common-subexpression elimination leaves them): it is rewritten once.
+TEST_F(PruneModelTest, RewritesAShapeQKAndVShareOnce) {
+  ::onnx::ModelProto source = AttentionBlockModel(true);
+  for (auto& node : *source.mutable_graph()->mutable_node())
+    if (node.name() == "k_reshape" || node.name() == "v_reshape") node.set_input(1, "q_shape4");
+  ::onnx::ModelProto pruned = source;
+  Tensor x = testing::RandomTensor({64, 6, 8}, 5, -2, 2);
+  std::vector<NamedTensor> arrays{{"x", x}};
+  ASSERT_TRUE(WriteNpz(dir_.File("shared.npz"), arrays, false).ok());
+  PruneOptions o = Options(dir_.File("shared.npz"), 0, 8);
+  o.head_ratio = 0.5;
+  auto s = PruneModel(&pruned, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->blocks.size(), 1u) << (s->refused.empty() ? "" : s->refused[0]);
+  const std::string path = dir_.File("shared.onnx");
+  ASSERT_TRUE(SaveAndLoadCheck(pruned, path).ok());
+  Tensor probe = testing::RandomTensor({2, 7, 8}, 79, -2, 2);
+  std::string error;
+  auto want = testing::RunFirstOutput(dir_.WriteModel("shared_source.onnx", source), probe, &error);
   auto got = testing::RunFirstOutput(path, probe, &error);
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_LT(testing::MaxAbsDiff(want, got), 1e-4 * testing::MaxAbs(want));

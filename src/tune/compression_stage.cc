@@ -48,7 +48,15 @@ std::vector<PrecisionVariant> PlanCompressionVariants(TuneState& state, std::str
     return variants;
   }
   const std::string source = settings.model_path;
-  const bool compound = state.ledger.incumbent.precision == "int8-dynamic";
+  // Quantized again as the incumbent was: only plain dynamic INT8 is repeated here. A dynamic INT8 incumbent whose
+  // fallback kept nodes in FP32 (its id says how many) would need those exclusions carried over, which they are not.
+  const Candidate& incumbent = state.ledger.incumbent;
+  const bool compound = incumbent.precision == "int8-dynamic" && incumbent.id.find("-fp32x") == std::string::npos;
+  if (incumbent.precision != "fp32" && !compound)
+    state.ledger.skipped.push_back({"compression", "pruned and quantized as the incumbent",
+                                    "the incumbent is " + incumbent.id +
+                                        ": only a plain dynamic INT8 incumbent is repeated on the pruned model; the "
+                                        "pruned float variants still compete"});
   for (double ratio : kRatios) {
     onnx::PruneOptions prune;
     prune.ratio = ratio;
@@ -63,6 +71,7 @@ std::vector<PrecisionVariant> PlanCompressionVariants(TuneState& state, std::str
                               state.given.calibration_rows - 1);
     pruned.risk = risk;
     pruned.precision = "fp32";
+    pruned.compression = id;
     pruned.verify_against = source;
     // Always from the user's float model: the incumbent may be quantized, and pruning needs float weights.
     pruned.make = [prune, source](const std::string&, const std::string& path) -> Status {

@@ -249,7 +249,7 @@ std::vector<Candidate> MakeVerifiedVariants(TuneState& state, const VariantStage
     if (stage.change == VariantChange::kPrecision) {
       c.precision = v.id;
     } else {
-      c.compression = v.id;
+      c.compression = v.compression.empty() ? v.id : v.compression;
       c.precision = v.precision.empty() ? c.precision : v.precision;
     }
     c.risk = state.ledger.incumbent.risk + v.risk + static_cast<int>(verified.kept_fp32.size());

@@ -183,6 +183,7 @@ struct PrecisionVariant {
   // then quantizes as the incumbent was); and the model its verification measures against (empty: the incumbent's).
   std::string precision;
   std::string verify_against;
+  std::string compression;  // what the candidate says it compressed ("prune-ffn-25"); empty: the id
 };
 // Which of a candidate's settings a variant stage changes.
 enum class VariantChange { kPrecision, kCompression };

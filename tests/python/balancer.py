@@ -189,24 +189,32 @@ frontend stats
     stats uri /stats
 """
 
-    def start(self, timeout: float = 20) -> None:
-        self.config_path.write_text(self.config())
+    def start(self, timeout: float = 20, attempts: int = 3) -> None:
+        """Starts HAProxy and waits until it sees every replica up. Its ports were free when chosen, not reserved:
+        another process (a replica's container, a parallel test) can take one before HAProxy binds it, so a start
+        that fails on "Address already in use" is tried again on new ports, at most `attempts` times."""
         binary = haproxy_binary()
         if binary is None:
             raise AssertionError("haproxy is not installed: scripts/setup installs it (Debian's haproxy)")
-        subprocess.run([binary, "-c", "-f", str(self.config_path)], check=True, capture_output=True, text=True)
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([binary, "-db", "-f", str(self.config_path)], stdin=subprocess.DEVNULL,
-                                     stdout=log, stderr=log)
-        log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"haproxy exited with {self.proc.returncode}:\n{self.log()}")
-            if port_open(self.http_port) and self.up_count() == len(self.replicas):
-                return
-            time.sleep(0.05)
-        raise AssertionError(f"haproxy did not see every replica up in {timeout} s:\n{self.log()}")
+        for attempt in range(attempts):
+            self.config_path.write_text(self.config())
+            subprocess.run([binary, "-c", "-f", str(self.config_path)], check=True, capture_output=True, text=True)
+            log = open(self.log_path, "ab")
+            self.proc = subprocess.Popen([binary, "-db", "-f", str(self.config_path)], stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=log)
+            log.close()
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    if "Address already in use" in self.log() and attempt + 1 < attempts:
+                        self.http_port, self.grpc_port, self.stats_port = free_ports(3)
+                        break
+                    raise AssertionError(f"haproxy exited with {self.proc.returncode}:\n{self.log()}")
+                if port_open(self.http_port) and self.up_count() == len(self.replicas):
+                    return
+                time.sleep(0.05)
+            else:
+                raise AssertionError(f"haproxy did not see every replica up in {timeout} s:\n{self.log()}")
 
     def server_states(self) -> dict[tuple[str, str], str]:
         """(backend, server) -> HAProxy's status ("UP", "DOWN", "UP 1/2", ...) from its CSV statistics."""
