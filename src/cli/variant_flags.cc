@@ -1,5 +1,7 @@
 #include "cli/variant_flags.h"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <atomic>
