@@ -1,7 +1,6 @@
 #include "onnx/prune_heads.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <set>
 

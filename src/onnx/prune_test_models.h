@@ -14,10 +14,6 @@ inline void SetScalar(::onnx::GraphProto* g, const std::string& name, float valu
   t->set_raw_data(std::string(reinterpret_cast<const char*>(&value), 4));
 }
 
-inline void SetValues(::onnx::TensorProto* t, const std::vector<float>& v) {
-  t->set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
-}
-
 // y = GELU(x @ W1 + b1) @ W2 + b2 with GELU as torch.onnx writes it (Div, Erf, Add, Mul, Mul): x [N, T, 4],
 // W1 [4, width], b1 [width], W2 [width, 4], b2 [4]; and `mask_out` = Cast(attention_mask) when `with_mask`
 // (an input [N, T] the way a text encoder has one). With `duplicate_half`, neurons width/2.. repeat the first half

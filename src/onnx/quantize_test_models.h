@@ -23,6 +23,11 @@ inline std::vector<float> RandomValues(size_t n, uint32_t seed, float low = -1.0
   return v;
 }
 
+// Replaces a FLOAT initializer's values (raw data) with `v`.
+inline void SetValues(::onnx::TensorProto* t, const std::vector<float>& v) {
+  t->set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
+}
+
 inline ::onnx::TensorProto* AddRandomInitializer(::onnx::GraphProto* g, const std::string& name,
                                                  std::vector<int64_t> dims, uint32_t seed, float scale = 1.0f) {
   auto* t = AddFloatInitializer(g, name, dims);

@@ -22,10 +22,7 @@ using onnx::testing::EmptyModel;
 using onnx::testing::RandomTensor;
 using onnx::testing::RandomValues;
 using onnx::testing::SetTensorType;
-
-void SetValues(::onnx::TensorProto* t, const std::vector<float>& v) {
-  t->set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
-}
+using onnx::testing::SetValues;
 
 // x [N, 32] in [0, 1) -> MatMul W1 ('/block/mm_benign') -> Relu -> MatMul W2 ('/block/mm_sensitive') -> y [N, 8].
 // Column 31 of W1 is all -1, so hidden unit 31 is always 0 after the Relu; row 31 of W2 is 100 in every column.
