@@ -70,10 +70,28 @@ TEST_F(PruneCliTest, PrunesAttentionHeads) {
   EXPECT_EQ(body["transform"]["head_ratio"], 0.5);
 }
 
-TEST_F(PruneCliTest, AModelWithoutFeedForwardBlocksWritesNothing) {
+// The bundled Fashion-MNIST CNN: conv2's channels (read by fc1 after the Flatten) and fc1's neurons (Gemm, Relu,
+// Gemm) go; conv1's 16 channels are one block of 16.
+TEST_F(PruneCliTest, PrunesTheBundledCnnsChannelsAndHiddenNeurons) {
+  const std::string out = Path("cnn.pruned.onnx");
+  RunResult r = Hone({"prune", kCnn, "-o", out, "--ratio", "0.5", "--channel-multiple", "16", "--calibration-data",
+                      kCnnData, "--calibration-samples", "1000", "--no-verify", "--json", Path("cnn.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("/conv2/Conv -> /fc1/Gemm: 16 of 32 channels kept"));
+  EXPECT_THAT(r.out, HasSubstr("/fc1/Gemm -> /fc2/Gemm: 32 of 64 neurons kept"));
+  EXPECT_THAT(r.out, HasSubstr("not pruned: node '/conv1/Conv' (Conv): 16 output channels; keeping a multiple of 16"));
+  const auto body = test::ReadReport(Path("cnn.json"), "prune");
+  EXPECT_EQ(body["transform"]["channel_multiple"], 16);
+  ASSERT_EQ(body["transform"]["blocks"].size(), 2u);
+  EXPECT_EQ(body["transform"]["blocks"][1]["unit"], "channels");
+  EXPECT_LT(body["transform"]["blocks"][1]["relative_error"].get<double>(), 0.01);
+  EXPECT_TRUE(fs::exists(out));
+}
+
+TEST_F(PruneCliTest, AModelWithNothingToRemoveWritesNothing) {
   const std::string out = Path("cnn.onnx");
   RunResult r = Hone({"prune", kCnn, "-o", out, "--calibration-data", kCnnData, "--calibration-samples", "100",
-                      "--quiet", "--json", Path("none.json")});
+                      "--keep-multiple", "64", "--channel-multiple", "32", "--quiet", "--json", Path("none.json")});
   EXPECT_EQ(r.exit_code, 1) << r.Describe();
   EXPECT_THAT(r.err, HasSubstr("nothing to prune"));
   EXPECT_FALSE(fs::exists(out));

@@ -11,9 +11,13 @@
 #include "onnx/graph_rewrite.h"
 #include "onnx/graph_tensor.h"
 #include "onnx/onnx_pb.h"
+#include "onnx/prune_conv_channels.h"
 #include "onnx/prune_ffn_blocks.h"
 #include "onnx/prune_heads.h"
+#include "onnx/prune_linear.h"
+#include "onnx/prune_patches.h"
 #include "onnx/prune_repair.h"
+#include "tensor/shape.h"
 
 namespace hone::onnx {
 namespace {
@@ -23,19 +27,17 @@ namespace {
 // short texts they can outnumber the real tokens.
 constexpr const char* kRowMaskInput = "attention_mask";
 
-::onnx::TensorProto* MutableInitializer(::onnx::GraphProto* graph, const std::string& name) {
-  for (auto& t : *graph->mutable_initializer())
-    if (t.name() == name) return &t;
-  return nullptr;
-}
-
 std::vector<int64_t> Dims(const ::onnx::TensorProto& t) { return {t.dims().begin(), t.dims().end()}; }
 
-int64_t KeepCount(int64_t width, const PruneOptions& o) {
-  const int64_t m = o.keep_multiple;
+// `width` less the share `ratio`, rounded to a multiple of `m` (at least one multiple; all when width <= m).
+int64_t KeepCount(int64_t width, double ratio, int64_t m) {
   if (width <= m) return width;  // nothing to remove in whole multiples
-  const double want = static_cast<double>(width) * (1.0 - o.ratio);
+  const double want = static_cast<double>(width) * (1.0 - ratio);
   return std::clamp<int64_t>(static_cast<int64_t>(std::llround(want / static_cast<double>(m))) * m, m, width);
+}
+int64_t KeepCount(int64_t width, const PruneOptions& o) { return KeepCount(width, o.ratio, o.keep_multiple); }
+int64_t ChannelKeepCount(int64_t channels, const PruneOptions& o) {
+  return KeepCount(channels, o.ratio, o.ChannelMultiple());
 }
 
 // Row mask of one batch: 1 where `mask` (integer [batch, seq]) is non-zero. Empty when the hidden value's rows do
@@ -56,22 +58,6 @@ std::vector<uint8_t> RowMask(const Tensor& mask, int64_t rows) {
   return keep;
 }
 
-// Replaces initializer `name` with `values` under `dims`, keeping its name.
-void Replace(::onnx::GraphProto* graph, const std::string& name, const std::vector<int64_t>& dims,
-             std::span<const float> values) {
-  *MutableInitializer(graph, name) = MakeFloatTensor(name, dims, values);
-}
-
-// Columns `kept` of the row-major [rows, cols] matrix `w`.
-std::vector<float> KeepColumns(const std::vector<float>& w, int64_t cols, const std::vector<int64_t>& kept) {
-  const int64_t rows = static_cast<int64_t>(w.size()) / cols;
-  std::vector<float> out;
-  out.reserve(static_cast<size_t>(rows) * kept.size());
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c : kept) out.push_back(w[static_cast<size_t>(r * cols + c)]);
-  return out;
-}
-
 }  // namespace
 
 Status PruneOptions::Validate() const {
@@ -83,6 +69,8 @@ Status PruneOptions::Validate() const {
   if (ratio == 0 && head_ratio == 0)
     return Status::InvalidArgument("--ratio 0 and --head-ratio 0 remove nothing: give a share above 0 for one of them");
   if (keep_multiple < 1) return Status::InvalidArgument("--keep-multiple must be at least 1");
+  if (channel_multiple < 0)
+    return Status::InvalidArgument("--channel-multiple must be 0 (this CPU's channel block) or more");
   if (calibration_batch < 1) return Status::InvalidArgument("--calibration-batch must be at least 1");
   if (calibration_samples < 0) return Status::InvalidArgument("--calibration-samples must be 0 (all) or more");
   if (calibration_inputs.data_path.empty())
@@ -92,14 +80,29 @@ Status PruneOptions::Validate() const {
   return Status::Ok();
 }
 
+int64_t ChannelBlock() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") ? 16 : 8;
+#else
+  return 8;
+#endif
+}
+
+int64_t PruneOptions::ChannelMultiple() const { return channel_multiple > 0 ? channel_multiple : ChannelBlock(); }
+
 std::string DescribePruning(const PruneOptions& options, const PruneSummary& summary) {
-  int64_t width = 0, kept = 0, heads = 0, heads_kept = 0;
+  int64_t width = 0, kept = 0, heads = 0, heads_kept = 0, channels = 0, channels_kept = 0;
   for (const auto& b : summary.blocks) {
     if (b.unit == PrunedUnit::kNeuron) width += b.width, kept += b.kept;
-    else heads += b.width, heads_kept += b.kept;
+    else if (b.unit == PrunedUnit::kHead) heads += b.width, heads_kept += b.kept;
+    else channels += b.width, channels_kept += b.kept;
   }
   std::string text = fmt::format("structure=ffn-neurons ratio={:g} kept={}/{} blocks={}", options.ratio, kept, width,
                                  summary.blocks_of(PrunedUnit::kNeuron));
+  if (summary.blocks_of(PrunedUnit::kChannel) > 0)
+    text += fmt::format(" conv-channels: ratio={:g} multiple={} kept={}/{} convs={}", options.ratio,
+                        options.ChannelMultiple(), channels_kept, channels, summary.blocks_of(PrunedUnit::kChannel));
   if (options.head_ratio > 0)
     text += fmt::format(" heads: ratio={:g} kept={}/{} blocks={}", options.head_ratio, heads_kept, heads,
                         summary.blocks_of(PrunedUnit::kHead));
@@ -108,18 +111,22 @@ std::string DescribePruning(const PruneOptions& options, const PruneSummary& sum
 
 namespace {
 
-// The weights a block's refit reads, read before any is replaced (the index points into the old ones).
+// The weights a block's refit reads ([in, out] whatever the layout), read before any is replaced.
 struct LastLayer {
   std::vector<float> weight, bias;
   std::vector<int64_t> bias_dims;
   int64_t in = 0, out = 0;
 };
-Result<LastLayer> ReadLastLayer(const GraphIndex& index, const std::string& weight, const std::string& bias) {
+Result<LastLayer> ReadLastLayer(const GraphIndex& index, const std::string& weight, const std::string& bias,
+                                bool transposed = false) {
   LastLayer l;
-  const ::onnx::TensorProto& w = *index.Initializer(weight);
-  HONE_ASSIGN_OR_RETURN(l.weight, ReadFloatTensor(w));
-  l.in = w.dims(0);
-  l.out = w.dims(1);
+  LinearLayer layer;
+  layer.weight = weight;
+  layer.transposed = transposed;
+  HONE_ASSIGN_OR_RETURN(InOutWeight w, ReadInOut(index, layer));
+  l.weight = std::move(w.values);
+  l.in = w.in;
+  l.out = w.out;
   if (!bias.empty()) {
     HONE_ASSIGN_OR_RETURN(l.bias, ReadFloatTensor(*index.Initializer(bias)));
     l.bias_dims = Dims(*index.Initializer(bias));
@@ -130,30 +137,24 @@ Result<LastLayer> ReadLastLayer(const GraphIndex& index, const std::string& weig
 // Columns (or entries, for a vector) `cols` of initializer `name`, written back under the same name.
 Status KeepColumnsOf(::onnx::GraphProto* graph, const GraphIndex& index, const std::string& name,
                      const std::vector<int64_t>& cols) {
-  const ::onnx::TensorProto& t = *index.Initializer(name);
-  std::vector<int64_t> dims = Dims(t);
-  HONE_ASSIGN_OR_RETURN(std::vector<float> values, ReadFloatTensor(t));
-  const std::vector<float> kept = KeepColumns(values, dims.back(), cols);
-  dims.back() = static_cast<int64_t>(cols.size());
-  Replace(graph, name, dims, kept);
-  return Status::Ok();
+  return KeepAlongAxis(graph, name, -1, cols);
 }
 
 Status PruneFeedForward(::onnx::GraphProto* graph, const GraphIndex& index, const FfnBlock& b,
                         const HiddenMoments& moments, const PruneOptions& options, PruneSummary& summary) {
   const int64_t keep = KeepCount(b.width, options);
-  HONE_ASSIGN_OR_RETURN(LastLayer last, ReadLastLayer(index, b.down_weight, b.down_bias));
-  const int64_t in = index.Initializer(b.up_weight)->dims(0);
+  HONE_ASSIGN_OR_RETURN(LastLayer last, ReadLastLayer(index, b.down_weight, b.down_bias, b.down_transposed));
   const Refit refit = SelectAndRefit(moments.Gram(), last.weight, last.out, last.bias, keep, options.ridge);
-  HONE_RETURN_IF_ERROR(KeepColumnsOf(graph, index, b.up_weight, refit.kept));
+  // The first layer's outputs: its weight's columns ([D, F]) or rows (a Gemm's [F, D]).
+  HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, b.up_weight, b.up_transposed ? 0 : 1, refit.kept));
   if (!b.up_bias.empty()) HONE_RETURN_IF_ERROR(KeepColumnsOf(graph, index, b.up_bias, refit.kept));
-  Replace(graph, b.down_weight, {keep, last.out}, refit.weight);
-  if (!b.down_bias.empty()) Replace(graph, b.down_bias, last.bias_dims, refit.bias);
+  LinearLayer down;
+  down.weight = b.down_weight;
+  down.transposed = b.down_transposed;
+  WriteInOut(graph, down, refit.weight, keep, last.out);
+  if (!b.down_bias.empty()) ReplaceInitializer(graph, b.down_bias, last.bias_dims, refit.bias);
   PrunedBlock done{PrunedUnit::kNeuron, graph->node(b.up).name(), graph->node(b.down).name(), b.width, keep,
                    refit.relative_error, refit.relative_error_unrepaired};
-  const auto biases = static_cast<int64_t>(last.bias.size());
-  summary.weights_before += in * b.width + b.width * last.out + (b.up_bias.empty() ? 0 : b.width) + biases;
-  summary.weights_after += in * keep + keep * last.out + (b.up_bias.empty() ? 0 : keep) + biases;
   summary.blocks.push_back(std::move(done));
   return Status::Ok();
 }
@@ -167,7 +168,6 @@ Status PruneHeads(::onnx::GraphProto* graph, const GraphIndex& index, NameGenera
                   PruneSummary& summary) {
   const int64_t keep = HeadKeepCount(b.heads, options), dh = b.head_size;
   HONE_ASSIGN_OR_RETURN(LastLayer last, ReadLastLayer(index, b.out_weight, b.out_bias));
-  const int64_t in = index.Initializer(b.weights[0])->dims(0);
   const Refit refit = SelectAndRefit(moments.Gram(), last.weight, last.out, last.bias, keep, options.ridge, dh);
   std::vector<int64_t> cols;  // the kept heads' columns of Q, K and V
   for (int64_t h : refit.kept)
@@ -176,8 +176,8 @@ Status PruneHeads(::onnx::GraphProto* graph, const GraphIndex& index, NameGenera
     HONE_RETURN_IF_ERROR(KeepColumnsOf(graph, index, b.weights[p], cols));
     if (!b.biases[p].empty()) HONE_RETURN_IF_ERROR(KeepColumnsOf(graph, index, b.biases[p], cols));
   }
-  Replace(graph, b.out_weight, {keep * dh, last.out}, refit.weight);
-  if (!b.out_bias.empty()) Replace(graph, b.out_bias, last.bias_dims, refit.bias);
+  ReplaceInitializer(graph, b.out_weight, {keep * dh, last.out}, refit.weight);
+  if (!b.out_bias.empty()) ReplaceInitializer(graph, b.out_bias, last.bias_dims, refit.bias);
   // The reshapes' H and H*dh, under fresh names: another block may share the constant and prune differently. Q, K
   // and V may read one Concat (after common-subexpression elimination): each place is rewritten once.
   std::set<std::pair<int, int>> rewritten;
@@ -194,12 +194,104 @@ Status PruneHeads(::onnx::GraphProto* graph, const GraphIndex& index, NameGenera
   const std::string q_node = graph->node(index.Consumers(b.weights[0]).front()).name();
   PrunedBlock done{PrunedUnit::kHead, q_node, graph->node(b.out).name(), b.heads, keep, refit.relative_error,
                    refit.relative_error_unrepaired};
-  const int64_t width = b.heads * dh, kept = keep * dh;
-  const int64_t qkv_biases = static_cast<int64_t>(!b.biases[0].empty() + !b.biases[1].empty() + !b.biases[2].empty());
-  summary.weights_before += 3 * in * width + qkv_biases * width + width * last.out + static_cast<int64_t>(last.bias.size());
-  summary.weights_after += 3 * in * kept + qkv_biases * kept + kept * last.out + static_cast<int64_t>(last.bias.size());
   summary.blocks.push_back(std::move(done));
   return Status::Ok();
+}
+
+// What the layer after a pruned Conv reads, as rows for its moments: the next Conv's im2col rows, or one row per
+// sample after a Flatten. `value` is [N, C, H, W].
+Status AddChannelRows(const ConvChannelBlock& b, const Tensor& value, HiddenMoments& moments) {
+  const Shape& dims = value.shape();
+  auto values = value.values<float>();
+  if (b.reader == ChannelReader::kFlattenLinear) {
+    moments.Add(values);
+    return Status::Ok();
+  }
+  if (dims.size() != 4 || dims[1] != b.channels)
+    return Status::InvalidArgument(fmt::format("value '{}' before the Conv is {}, not [N, {}, H, W]", b.value,
+                                               ShapeToString(value.shape()), b.channels));
+  moments.Add(ConvPatches(values, dims[0], dims[1], dims[2], dims[3], b.window));
+  return Status::Ok();
+}
+
+// A Conv's output channels: its filters, bias and BatchNormalization entries of the kept channels go on; the next
+// layer (a Conv, or the Gemm/MatMul after a Flatten) is refitted over the kept channels' inputs, `group` rows of its
+// weight per channel (the window's kh x kw, or the H x W columns each channel has after the Flatten). A next Conv
+// without a bias gains one: the intercept takes up the mean the removed channels carried.
+Status PruneChannels(::onnx::GraphProto* graph, const GraphIndex& index, NameGenerator& names,
+                     const ConvChannelBlock& b, const HiddenMoments& moments, const PruneOptions& options,
+                     std::set<std::string>& touched, PruneSummary& summary) {
+  const int64_t keep = ChannelKeepCount(b.channels, options);
+  std::vector<float> weight, bias;  // the next layer's, [C x group, out] as the refit takes it
+  std::vector<int64_t> bias_dims;
+  int64_t out = 0, group = 0;
+  std::vector<int64_t> next_dims;
+  if (b.reader == ChannelReader::kConv) {
+    const ::onnx::TensorProto& t = *index.Initializer(b.next_weight);
+    next_dims.assign(t.dims().begin(), t.dims().end());
+    HONE_ASSIGN_OR_RETURN(std::vector<float> stored, ReadFloatTensor(t));
+    out = next_dims[0];
+    group = next_dims[2] * next_dims[3];
+    const int64_t rows = next_dims[1] * group;
+    weight.resize(static_cast<size_t>(rows * out));
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t r = 0; r < rows; ++r) weight[static_cast<size_t>(r * out + o)] = stored[static_cast<size_t>(o * rows + r)];
+    if (!b.next_bias.empty()) {
+      HONE_ASSIGN_OR_RETURN(bias, ReadFloatTensor(*index.Initializer(b.next_bias)));
+    } else {
+      bias.assign(static_cast<size_t>(out), 0.0f);
+    }
+  } else {
+    HONE_ASSIGN_OR_RETURN(InOutWeight w, ReadInOut(index, b.linear));
+    weight = std::move(w.values);
+    out = w.out;
+    group = b.spatial;
+    if (!b.linear.bias.empty()) {
+      HONE_ASSIGN_OR_RETURN(bias, ReadFloatTensor(*index.Initializer(b.linear.bias)));
+      bias_dims = Dims(*index.Initializer(b.linear.bias));
+    }
+  }
+  const Refit refit = SelectAndRefit(moments.Gram(), weight, out, bias, keep, options.ridge, group);
+  HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, b.weight, 0, refit.kept));
+  // The Conv's bias as the graph has it now: the refit of the block before may have given it one.
+  const ::onnx::NodeProto& producer = graph->node(b.producer);
+  if (producer.input_size() > 2 && !producer.input(2).empty())
+    HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, producer.input(2), 0, refit.kept));
+  for (const std::string& p : b.per_channel) HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, p, 0, refit.kept));
+  const int64_t rows = keep * group;
+  if (b.reader == ChannelReader::kConv) {
+    std::vector<float> stored(static_cast<size_t>(rows * out));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t o = 0; o < out; ++o) stored[static_cast<size_t>(o * rows + r)] = refit.weight[static_cast<size_t>(r * out + o)];
+    ReplaceInitializer(graph, b.next_weight, {out, keep, next_dims[2], next_dims[3]}, stored);
+    if (!b.next_bias.empty()) {
+      ReplaceInitializer(graph, b.next_bias, {out}, refit.bias);
+    } else {
+      const std::string name = names.Fresh(b.next_weight + "_bias");
+      *graph->add_initializer() = MakeFloatTensor(name, {out}, refit.bias);
+      ::onnx::NodeProto* next = graph->mutable_node(b.next);
+      while (next->input_size() < 3) next->add_input("");
+      next->set_input(2, name);
+      touched.insert(name);
+    }
+  } else {
+    WriteInOut(graph, b.linear, refit.weight, rows, out);
+    if (!b.linear.bias.empty()) ReplaceInitializer(graph, b.linear.bias, bias_dims, refit.bias);
+  }
+  summary.blocks.push_back({PrunedUnit::kChannel, graph->node(b.producer).name(), graph->node(b.next).name(),
+                            b.channels, keep, refit.relative_error, refit.relative_error_unrepaired});
+  return Status::Ok();
+}
+
+// Element counts of the FLOAT initializers named in `names`, as the graph holds them now.
+int64_t ElementsOf(const ::onnx::GraphProto& graph, const std::set<std::string>& names) {
+  int64_t n = 0;
+  for (const auto& t : graph.initializer()) {
+    if (!names.count(t.name())) continue;
+    auto count = TensorElementCount(t);
+    if (count.ok()) n += *count;
+  }
+  return n;
 }
 
 }  // namespace
@@ -215,6 +307,7 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
   PruneSummary summary;
   std::vector<FfnBlock> ffn;
   std::vector<AttentionBlock> attention;
+  std::vector<ConvChannelBlock> conv;
   {
     GraphIndex index(*graph);
     if (options.ratio > 0) {
@@ -240,10 +333,37 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
           attention.push_back(b);
       }
     }
+    if (options.ratio > 0) {
+      ConvChannelSearch search = FindConvChannelBlocks(*graph, index);
+      summary.refused.insert(summary.refused.end(), search.refused.begin(), search.refused.end());
+      for (auto& b : search.blocks) {
+        if (ChannelKeepCount(b.channels, options) >= b.channels)
+          summary.refused.push_back(fmt::format("node '{}' (Conv): {} output channels; keeping a multiple of {} removes none",
+                                                graph->node(b.producer).name(), b.channels, options.ChannelMultiple()));
+        else
+          conv.push_back(b);
+      }
+    }
   }
-  if (ffn.empty() && attention.empty()) return summary;
+  if (ffn.empty() && attention.empty() && conv.empty()) return summary;
 
-  // One calibration pass for every block: the feed-forward blocks' hidden values, then the attention contexts.
+  // Every initializer an edit below touches, to count the weights before and after.
+  std::set<std::string> touched;
+  for (const auto& b : ffn) touched.insert({b.up_weight, b.up_bias, b.down_weight, b.down_bias});
+  for (const auto& b : attention) {
+    touched.insert(std::begin(b.weights), std::end(b.weights));
+    touched.insert(std::begin(b.biases), std::end(b.biases));
+    touched.insert({b.out_weight, b.out_bias});
+  }
+  for (const auto& b : conv) {
+    touched.insert({b.weight, b.bias, b.next_weight, b.next_bias, b.linear.weight, b.linear.bias});
+    touched.insert(b.per_channel.begin(), b.per_channel.end());
+  }
+  touched.erase("");
+  summary.weights_before = ElementsOf(*graph, touched);
+
+  // One calibration pass for every block: the feed-forward blocks' hidden values, the attention contexts, then what
+  // the layer after each pruned Conv reads (as im2col rows for a Conv, as it is after a Flatten).
   std::vector<std::string> exposed;
   std::vector<HiddenMoments> moments;
   for (const auto& b : ffn) {
@@ -253,6 +373,12 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
   for (const auto& b : attention) {
     exposed.push_back(b.context);
     moments.emplace_back(b.heads * b.head_size);
+  }
+  const size_t first_conv = moments.size();
+  for (const auto& b : conv) {
+    exposed.push_back(b.value);
+    moments.emplace_back(b.channels *
+                         (b.reader == ChannelReader::kConv ? b.window.kernel_h * b.window.kernel_w : b.spatial));
   }
   ExposedRun run;
   run.data = options.calibration_inputs;
@@ -268,6 +394,10 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
                            const auto m = std::find(names.begin(), names.end(), kRowMaskInput);
                            for (size_t i = 0; i < values_of.size(); ++i) {
                              auto values = values_of[i]->values<float>();
+                             if (i >= first_conv) {
+                               HONE_RETURN_IF_ERROR(AddChannelRows(conv[i - first_conv], *values_of[i], moments[i]));
+                               continue;
+                             }
                              std::vector<uint8_t> keep;
                              if (m != names.end())
                                keep = RowMask(inputs[static_cast<size_t>(m - names.begin())],
@@ -291,37 +421,50 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
   GraphIndex index(*graph);
   NameGenerator names(*model);
   for (size_t i = 0; i < moments.size(); ++i) {
-    const bool is_ffn = i < ffn.size();
-    const int last = is_ffn ? ffn[i].down : attention[i - ffn.size()].out;
+    const bool is_ffn = i < ffn.size(), is_conv = i >= first_conv;
+    const int last = is_ffn ? ffn[i].down : is_conv ? conv[i - first_conv].next : attention[i - ffn.size()].out;
     const std::string block = graph->node(last).name();
     const HiddenMoments& mo = moments[i];
     if (mo.nonfinite_rows() > 0)
       summary.warnings.push_back(fmt::format("block '{}': {} calibration rows held NaN or Inf and were left out",
                                              block, mo.nonfinite_rows()));
     if (mo.rows() == 0) return Status::InvalidArgument(data + " gave no usable activation rows for block '" + block + "'");
-    const int64_t rows_needed = is_ffn ? KeepCount(ffn[i].width, options) : mo.width();
+    const int64_t rows_needed = is_ffn    ? KeepCount(ffn[i].width, options)
+                                : is_conv ? ChannelKeepCount(conv[i - first_conv].channels, options) *
+                                                (mo.width() / conv[i - first_conv].channels)
+                                          : mo.width();
     if (mo.rows() < rows_needed)
       summary.warnings.push_back(fmt::format(
           "block '{}': {} calibration rows for {} kept values: the refit leans on its ridge term; give more samples",
           block, mo.rows(), rows_needed));
     if (is_ffn)
       HONE_RETURN_IF_ERROR(PruneFeedForward(graph, index, ffn[i], mo, options, summary));
+    else if (is_conv)
+      HONE_RETURN_IF_ERROR(PruneChannels(graph, index, names, conv[i - first_conv], mo, options, touched, summary));
     else
       HONE_RETURN_IF_ERROR(PruneHeads(graph, index, names, attention[i - ffn.size()], mo, options, summary));
   }
+  summary.weights_after = ElementsOf(*graph, touched);
   // The checker rejecting what was rewritten is hone's fault, not the input's.
   if (Status s = FinishRewrite(model, scope, "hone.prune", DescribePruning(options, summary)); !s.ok())
     return Status::Internal("the pruned model fails ONNX's checker: " + s.message());
   return summary;
 }
 
-Result<FfnSearch> FindFfnBlocksInFile(const std::string& path) {
+Result<PrunableSearch> FindPrunableInFile(const std::string& path) {
   ::onnx::ModelProto model;
   HONE_RETURN_IF_ERROR(LoadModelForRewrite(path, &model));
   RewriteScope scope;
   HONE_RETURN_IF_ERROR(BeginRewrite(&model, &scope));
   GraphIndex index(model.graph());
-  return FindFfnBlocks(model.graph(), index);
+  FfnSearch ffn = FindFfnBlocks(model.graph(), index);
+  ConvChannelSearch conv = FindConvChannelBlocks(model.graph(), index);
+  PrunableSearch found;
+  found.ffn_blocks = static_cast<int>(ffn.blocks.size());
+  found.conv_blocks = static_cast<int>(conv.blocks.size());
+  found.refused = std::move(ffn.refused);
+  found.refused.insert(found.refused.end(), conv.refused.begin(), conv.refused.end());
+  return found;
 }
 
 Result<PruneSummary> PruneFile(const std::string& input_path, const std::string& output_path,

@@ -1,5 +1,5 @@
-// `hone prune` as a library call: a float ONNX model in, one with fewer feed-forward neurons out, each pruned
-// block's second MatMul refitted on calibration activations (prune_repair.h), checked by the ONNX checker and loaded
+// `hone prune` as a library call: a float ONNX model in, one with fewer feed-forward neurons, attention heads or
+// Conv channels out, each pruned block's last layer refitted on calibration activations (prune_repair.h), checked by the ONNX checker and loaded
 // by ONNX Runtime before it is reported done.
 //
 //   PruneOptions options;
@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "onnx/prune_ffn_blocks.h"
@@ -31,8 +32,13 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
 // One line saying what the options make, as recorded in metadata_props["hone.prune"].
 std::string DescribePruning(const PruneOptions& options, const PruneSummary& summary);
 
-// The feed-forward blocks of the model at `path` and those refused, as PruneModel would find them (nothing written).
-Result<FfnSearch> FindFfnBlocksInFile(const std::string& path);
+// What PruneModel would find in the model at `path` (nothing written): feed-forward blocks and Convs whose channels
+// it can follow, and those refused with the reason.
+struct PrunableSearch {
+  int ffn_blocks = 0, conv_blocks = 0;
+  std::vector<std::string> refused;
+};
+Result<PrunableSearch> FindPrunableInFile(const std::string& path);
 
 // Reads `input_path`, prunes, writes `output_path` and opens it in ONNX Runtime: Internal naming the file if the
 // runtime rejects what hone wrote. Nothing is written when no block was pruned.

@@ -6,6 +6,7 @@
 #include "onnx/graph_builder.h"
 #include "onnx/graph_tensor.h"
 #include "onnx/onnx_pb.h"
+#include "onnx/prune_linear.h"
 
 namespace hone::onnx {
 namespace {
@@ -18,45 +19,6 @@ bool IsElementwise(const ::onnx::NodeProto& node) {
       "Elu", "Selu", "HardSigmoid", "HardSwish", "Softplus", "Neg", "Exp", "Clip", "Mish", "Identity"};
   return (node.domain().empty() || node.domain() == "ai.onnx") && kOps.count(node.op_type()) > 0;
 }
-
-// A FLOAT initializer of rank 2, or null.
-const ::onnx::TensorProto* Matrix(const GraphIndex& index, const std::string& name) {
-  const ::onnx::TensorProto* t = index.Initializer(name);
-  return t && t->data_type() == ::onnx::TensorProto::FLOAT && t->dims_size() == 2 ? t : nullptr;
-}
-
-// A FLOAT initializer holding `n` values in a shape that broadcasts along the last axis only ([n] or [1, n]).
-bool IsVector(const GraphIndex& index, const std::string& name, int64_t n) {
-  const ::onnx::TensorProto* t = index.Initializer(name);
-  if (!t || t->data_type() != ::onnx::TensorProto::FLOAT || t->dims_size() < 1 || t->dims(t->dims_size() - 1) != n)
-    return false;
-  for (int i = 0; i + 1 < t->dims_size(); ++i)
-    if (t->dims(i) != 1) return false;
-  return true;
-}
-
-bool IsScalarConstant(const GraphIndex& index, const std::string& name) {
-  const ::onnx::TensorProto* t = index.Initializer(name);
-  if (!t) return false;
-  auto n = TensorElementCount(*t);
-  return n.ok() && *n == 1;
-}
-
-// The bias Add right after `matmul` (one consumer, the other operand a vector of `n`), or -1.
-int BiasAdd(const ::onnx::GraphProto& graph, const GraphIndex& index, int matmul, int64_t n, std::string* bias) {
-  const std::string& out = graph.node(matmul).output(0);
-  const auto& users = index.Consumers(out);
-  if (users.size() != 1 || index.IsGraphOutput(out)) return -1;
-  const ::onnx::NodeProto& add = graph.node(users[0]);
-  if (add.op_type() != "Add" || !add.domain().empty() || add.input_size() != 2) return -1;
-  const std::string& other = add.input(0) == out ? add.input(1) : add.input(0);
-  if (!IsVector(index, other, n)) return -1;
-  *bias = other;
-  return users[0];
-}
-
-// Only `node` reads the initializer: a weight shared with another node cannot lose columns for one of them.
-bool OwnedBy(const GraphIndex& index, const std::string& weight) { return index.Consumers(weight).size() == 1; }
 
 // Walks back from the second MatMul's input through elementwise nodes to the first MatMul (and its bias Add). On
 // success fills block.up/up_weight/up_bias and returns ""; otherwise why not, or "-" when the walk never left the
@@ -77,22 +39,26 @@ std::string WalkActivation(const ::onnx::GraphProto& graph, const GraphIndex& in
       // The first MatMul's bias: Add(MatMul(x, W1), b1).
       for (int side = 0; side < 2; ++side) {
         const int mm = index.Producer(node.input(side));
-        if (mm >= 0 && graph.node(mm).op_type() == "MatMul" && IsVector(index, node.input(1 - side), block.width) &&
-            Matrix(index, graph.node(mm).input(1))) {
+        if (mm < 0 || graph.node(mm).op_type() != "MatMul") continue;
+        const auto layer = AsLinear(graph, index, mm);
+        if (layer && layer->bias_add == p) {
           if (up >= 0 && up != mm) return "the activation reads two MatMuls";
-          up = mm, bias_add = p, block.up_bias = node.input(1 - side);
+          up = mm, bias_add = p, block.up_bias = layer->bias;
           values.insert(node.input(side));
         }
       }
       if (bias_add == p) continue;
     }
-    if (node.op_type() == "MatMul" && node.domain().empty()) {
-      if (!Matrix(index, node.input(1))) {
+    if ((node.op_type() == "MatMul" || node.op_type() == "Gemm") && node.domain().empty()) {
+      const auto layer = AsLinear(graph, index, p);
+      if (!layer) {
         if (region.empty()) return "-";
-        return "node " + NodeLabel(node) + " before the activation does not multiply by a weight";
+        return "node " + NodeLabel(node) + " before the activation does not multiply by a weight" +
+               (node.op_type() == "Gemm" ? " (or scales or transposes its input)" : "");
       }
       if (up >= 0 && up != p) return "the activation reads two MatMuls";
       up = p;
+      if (node.op_type() == "Gemm") block.up_bias = layer->bias, block.up_transposed = layer->transposed;
       continue;
     }
     if (!IsElementwise(node)) {
@@ -108,8 +74,8 @@ std::string WalkActivation(const ::onnx::GraphProto& graph, const GraphIndex& in
   }
   if (up < 0) return "-";
   const ::onnx::NodeProto& up_node = graph.node(up);
-  const ::onnx::TensorProto* w1 = Matrix(index, up_node.input(1));
-  if (!w1 || w1->dims(1) != block.width)
+  const auto up_layer = AsLinear(graph, index, up);
+  if (!up_layer || up_layer->out != block.width)
     return "the first MatMul " + NodeLabel(up_node) + " does not multiply by a FLOAT weight [D, " +
            std::to_string(block.width) + "]";
   block.up = up;
@@ -139,15 +105,16 @@ FfnSearch FindFfnBlocks(const ::onnx::GraphProto& graph, const GraphIndex& index
   FfnSearch search;
   for (int i = 0; i < graph.node_size(); ++i) {
     const ::onnx::NodeProto& node = graph.node(i);
-    if (node.op_type() != "MatMul" || !node.domain().empty() || node.input_size() != 2) continue;
-    const ::onnx::TensorProto* w2 = Matrix(index, node.input(1));
-    if (!w2 || w2->dims(0) < 2) continue;
+    if ((node.op_type() != "MatMul" && node.op_type() != "Gemm") || !node.domain().empty()) continue;
+    const auto down = AsLinear(graph, index, i);
+    if (!down || down->in < 2) continue;
     FfnBlock block;
     block.down = i;
     block.hidden = node.input(0);
-    block.down_weight = node.input(1);
-    block.width = w2->dims(0);
-    BiasAdd(graph, index, i, w2->dims(1), &block.down_bias);
+    block.down_weight = down->weight;
+    block.down_bias = down->bias;
+    block.down_transposed = down->transposed;
+    block.width = down->in;
     std::string why = WalkActivation(graph, index, block);
     if (why == "-") continue;
     if (!why.empty()) {

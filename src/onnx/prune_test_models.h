@@ -148,3 +148,54 @@ inline ::onnx::ModelProto AttentionBlockModel(bool duplicate_head = false) {
 }
 
 }  // namespace hone::onnx::testing
+
+namespace hone::onnx::testing {
+
+// A small CNN as torch.onnx writes one: x [N, 1, 8, 8] -> Conv 1->c1 3x3 pad 1 (bias) -> BatchNormalization ->
+// Relu -> MaxPool 2 -> Conv c1->c2 3x3 pad 1 (no bias) -> Relu -> Flatten -> Gemm (transB, [10, c2 x 16], bias)
+// -> y [N, 10]. With `duplicate_half`, the second half of each Conv's output channels repeats the first half (the
+// same filters, bias and BatchNormalization entries), so each Conv can lose half its channels and the next layer,
+// refitted, computes exactly what it did.
+inline ::onnx::ModelProto CnnModel(int64_t c1 = 8, int64_t c2 = 8, bool duplicate_half = false) {
+  auto m = EmptyModel("cnn");
+  auto* g = m.mutable_graph();
+  SetTensorType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"N", 1, 8, 8});
+  SetTensorType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"N", 10});
+  // Values of a [channels, per] tensor whose rows channels/2.. repeat the first half when `duplicate_half`.
+  auto values = [&](int64_t channels, int64_t per, uint32_t seed, float low, float high) {
+    auto v = RandomValues(static_cast<size_t>(channels * per), seed, low, high);
+    if (duplicate_half)
+      for (int64_t c = channels / 2; c < channels; ++c)
+        for (int64_t j = 0; j < per; ++j)
+          v[static_cast<size_t>(c * per + j)] = v[static_cast<size_t>((c - channels / 2) * per + j)];
+    return v;
+  };
+  SetValues(AddRandomInitializer(g, "w1", {c1, 1, 3, 3}, 71), values(c1, 9, 71, -1, 1));
+  SetValues(AddRandomInitializer(g, "b1", {c1}, 72), values(c1, 1, 72, -0.5f, 0.5f));
+  SetValues(AddRandomInitializer(g, "bn_scale", {c1}, 73), values(c1, 1, 73, 0.5f, 1.5f));
+  SetValues(AddRandomInitializer(g, "bn_bias", {c1}, 74), values(c1, 1, 74, -0.2f, 0.2f));
+  SetValues(AddRandomInitializer(g, "bn_mean", {c1}, 75), values(c1, 1, 75, -0.1f, 0.1f));
+  SetValues(AddRandomInitializer(g, "bn_var", {c1}, 76), values(c1, 1, 76, 0.5f, 1.5f));
+  SetValues(AddRandomInitializer(g, "w2", {c2, c1, 3, 3}, 77), values(c2, c1 * 9, 77, -0.5f, 0.5f));
+  AddRandomInitializer(g, "g", {10, c2 * 16}, 78, 0.2f);
+  AddRandomInitializer(g, "gb", {10}, 79, 0.2f);
+  auto* conv1 = AddNode(g, "Conv", {"x", "w1", "b1"}, {"c1"});
+  conv1->set_name("conv1");
+  IntsAttribute(conv1, "pads", {1, 1, 1, 1});
+  AddNode(g, "BatchNormalization", {"c1", "bn_scale", "bn_bias", "bn_mean", "bn_var"}, {"n1"})->set_name("bn1");
+  AddNode(g, "Relu", {"n1"}, {"r1"})->set_name("relu1");
+  auto* pool = AddNode(g, "MaxPool", {"r1"}, {"p1"});
+  pool->set_name("pool1");
+  IntsAttribute(pool, "kernel_shape", {2, 2});
+  IntsAttribute(pool, "strides", {2, 2});
+  auto* conv2 = AddNode(g, "Conv", {"p1", "w2"}, {"c2"});
+  conv2->set_name("conv2");
+  IntsAttribute(conv2, "pads", {1, 1, 1, 1});
+  AddNode(g, "Relu", {"c2"}, {"r2"})->set_name("relu2");
+  AddNode(g, "Flatten", {"r2"}, {"f"})->set_name("flatten");
+  IntAttribute(AddNode(g, "Gemm", {"f", "g", "gb"}, {"y"}), "transB", 1);
+  g->mutable_node(g->node_size() - 1)->set_name("fc");
+  return m;
+}
+
+}  // namespace hone::onnx::testing

@@ -35,7 +35,9 @@ nlohmann::json ConvertSummaryToJson(const ConvertOptions& options, const Convert
 nlohmann::json PruneSummaryToJson(const PruneOptions& options, const PruneSummary& s) {
   nlohmann::json blocks = nlohmann::json::array();
   for (const auto& b : s.blocks)
-    blocks.push_back({{"unit", b.unit == PrunedUnit::kNeuron ? "neurons" : "heads"},
+    blocks.push_back({{"unit", b.unit == PrunedUnit::kNeuron ? "neurons"
+                               : b.unit == PrunedUnit::kHead ? "heads"
+                                                             : "channels"},
                       {"up_node", b.up_node},
                       {"down_node", b.down_node},
                       {"width", b.width},
@@ -45,6 +47,7 @@ nlohmann::json PruneSummaryToJson(const PruneOptions& options, const PruneSummar
   return {{"description", DescribePruning(options, s)},
           {"ratio", options.ratio},
           {"head_ratio", options.head_ratio},
+          {"channel_multiple", options.ChannelMultiple()},
           {"blocks", blocks},
           {"refused", s.refused},
           {"warnings", s.warnings},

@@ -20,7 +20,7 @@ nlohmann::json QuantizeSummaryToJson(const QuantizeOptions& options, const Quant
 //  casts_inserted, casts_folded, opset_upgrade}
 nlohmann::json ConvertSummaryToJson(const ConvertOptions& options, const ConvertSummary& summary);
 
-// {description, ratio, head_ratio, blocks [{unit ("neurons" or "heads"), up_node, down_node, width, kept, relative_error, relative_error_unrepaired}],
+// {description, ratio, head_ratio, channel_multiple, blocks [{unit ("neurons", "heads" or "channels"), up_node, down_node, width, kept, relative_error, relative_error_unrepaired}],
 //  refused [...], warnings [...], calibration, calibration_rows, row_mask, weights_before, weights_after}
 nlohmann::json PruneSummaryToJson(const PruneOptions& options, const PruneSummary& summary);
 

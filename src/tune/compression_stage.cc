@@ -1,6 +1,6 @@
 // The compression stage, the last and riskiest: structured pruning of the user's model (hone prune: a share of every
-// feed-forward block's neurons removed, the second MatMul refitted by least squares on the calibration rows), at a
-// quarter and at a half, and each pruned model quantized again the way the incumbent was when the precision stage
+// feed-forward block's neurons and every Conv's output channels removed, the next layer refitted by least squares on
+// the calibration rows), at a quarter and at a half, and each pruned model quantized again the way the incumbent was when the precision stage
 // chose dynamic INT8, so that the two compound. Every variant is verified against the user's model (outputs within
 // the run's tolerances, the gates, not slower), then searched against the incumbent through hone serve.
 #include <fmt/format.h>
@@ -30,23 +30,25 @@ std::vector<PrecisionVariant> PlanCompressionVariants(TuneState& state, std::str
     *skip_reason = "pruning refits the weights on real activations: it needs --data with rows to calibrate on";
     return variants;
   }
-  if (!state.ledger.matmul_first) {
+  if (!state.ledger.compute_first) {
     *skip_reason = state.ledger.profile.profile
-                       ? "the profile says MatMul/Gemm is not where the time goes: removing feed-forward neurons would "
-                         "remove little of it"
-                       : "no profile to say MatMul/Gemm is where the time goes (see the profile stage)";
+                       ? "the profile says Conv/MatMul/Gemm are not where the time goes: removing channels or neurons "
+                         "would remove little of it"
+                       : "no profile to say Conv/MatMul/Gemm are where the time goes (see the profile stage)";
     return variants;
   }
-  auto blocks = onnx::FindFfnBlocksInFile(settings.model_path);
+  auto blocks = onnx::FindPrunableInFile(settings.model_path);
   if (!blocks.ok()) {
-    *skip_reason = "the model could not be searched for feed-forward blocks: " + blocks.status().message();
+    *skip_reason = "the model could not be searched for blocks to prune: " + blocks.status().message();
     return variants;
   }
   for (const std::string& r : blocks->refused) state.ledger.skipped.push_back({"compression", "pruning", r});
-  if (blocks->blocks.empty()) {
-    *skip_reason = "the model has no feed-forward block hone prune can prune (MatMul, elementwise activation, MatMul)";
+  if (blocks->ffn_blocks == 0 && blocks->conv_blocks == 0) {
+    *skip_reason = "the model has no feed-forward block (MatMul, elementwise activation, MatMul) or Conv whose "
+                   "channels hone prune can follow";
     return variants;
   }
+  const char* structure = blocks->conv_blocks > 0 ? "conv" : "ffn";
   const std::string source = settings.model_path;
   // Quantized again as the incumbent was: only plain dynamic INT8 is repeated here. A dynamic INT8 incumbent whose
   // fallback kept nodes in FP32 (its id says how many) would need those exclusions carried over, which they are not.
@@ -63,11 +65,12 @@ std::vector<PrecisionVariant> PlanCompressionVariants(TuneState& state, std::str
     prune.calibration_inputs = settings.inputs;
     prune.calibration_samples = state.given.calibration_rows;
     const int percent = static_cast<int>(ratio * 100);
-    const std::string id = fmt::format("prune-ffn-{}", percent);
+    const std::string id = fmt::format("prune-{}-{}", structure, percent);
     const int risk = 15 + static_cast<int>(ratio * 8);  // riskier than any precision variant, and more with the share
     PrecisionVariant pruned;
     pruned.id = id;
-    pruned.what = fmt::format("{}% of the feed-forward neurons pruned, refitted on rows 0..{}", percent,
+    pruned.what = fmt::format("{}% of the {} pruned, refitted on rows 0..{}", percent,
+                              blocks->conv_blocks > 0 ? "Conv channels and feed-forward neurons" : "feed-forward neurons",
                               state.given.calibration_rows - 1);
     pruned.risk = risk;
     pruned.precision = "fp32";
@@ -76,7 +79,7 @@ std::vector<PrecisionVariant> PlanCompressionVariants(TuneState& state, std::str
     // Always from the user's float model: the incumbent may be quantized, and pruning needs float weights.
     pruned.make = [prune, source](const std::string&, const std::string& path) -> Status {
       HONE_ASSIGN_OR_RETURN(onnx::PruneSummary summary, onnx::PruneFile(source, path, prune));
-      if (summary.blocks.empty()) return Status::FailedPrecondition("no feed-forward block could be pruned");
+      if (summary.blocks.empty()) return Status::FailedPrecondition("no block could be pruned at this share");
       return Status::Ok();
     };
     variants.push_back(pruned);
@@ -89,7 +92,7 @@ std::vector<PrecisionVariant> PlanCompressionVariants(TuneState& state, std::str
       both.make = [prune, source](const std::string&, const std::string& path) -> Status {
         const std::string pruned_path = path + ".pruned.onnx";
         HONE_ASSIGN_OR_RETURN(onnx::PruneSummary summary, onnx::PruneFile(source, pruned_path, prune));
-        if (summary.blocks.empty()) return Status::FailedPrecondition("no feed-forward block could be pruned");
+        if (summary.blocks.empty()) return Status::FailedPrecondition("no block could be pruned at this share");
         onnx::QuantizeOptions dynamic;
         dynamic.mode = onnx::QuantizeMode::kDynamic;
         auto quantized = onnx::QuantizeFile(pruned_path, path, dynamic);

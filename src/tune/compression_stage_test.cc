@@ -16,7 +16,7 @@ using TuneCompressionTest = testing::VariantStageTest;
 
 TEST_F(TuneCompressionTest, SkippedWhenTheProfileSaysMatMulIsNotTheCost) {
   Prepare(onnx::testing::FfnModel(64), false, {6, 4});
-  state_.ledger.matmul_first = false;
+  state_.ledger.compute_first = false;
   RunCompressionStage(state_);
   const StageRecord& r = state_.ledger.stages.back();
   EXPECT_EQ(r.name, "compression");
@@ -27,17 +27,17 @@ TEST_F(TuneCompressionTest, SkippedWhenTheProfileSaysMatMulIsNotTheCost) {
 
 TEST_F(TuneCompressionTest, SkippedWhenTheModelHasNoFeedForwardBlock) {
   Prepare(onnx::testing::MatMulModel(), false);
-  state_.ledger.matmul_first = true;
+  state_.ledger.compute_first = true;
   RunCompressionStage(state_);
   EXPECT_EQ(state_.ledger.stages.back().status, StageStatus::kSkipped);
-  EXPECT_THAT(state_.ledger.stages.back().reason, HasSubstr("no feed-forward block"));
+  EXPECT_THAT(state_.ledger.stages.back().reason, HasSubstr("no feed-forward block (MatMul, elementwise activation, MatMul) or Conv"));
 }
 
 // Half of the block's neurons repeat the other half (FfnModel's duplicate_half): pruning a quarter or a half loses
 // nothing once refitted, so both variants match the source under the default tolerances.
 TEST_F(TuneCompressionTest, PrunedVariantsAreMadeFromTheSourceAndVerifiedAgainstIt) {
   Prepare(onnx::testing::FfnModel(64, false, true), false, {6, 4});
-  state_.ledger.matmul_first = true;
+  state_.ledger.compute_first = true;
   RunCompressionStage(state_);
   const StageRecord& r = state_.ledger.stages.back();
   EXPECT_EQ(r.name, "compression");

@@ -19,6 +19,7 @@ void RunProfile(TuneState& state) {
   ProfileFindings& findings = state.ledger.profile;
   if (profile.ok()) {
     state.ledger.matmul_first = profile->matmul_dominated();
+    state.ledger.compute_first = profile->compute_share >= 0.5;
     record.reason = profile->summary;
     findings.decisions.push_back(state.ledger.matmul_first
                                      ? "MatMul/Gemm dominate: INT4 weight-only is tried first in precision"

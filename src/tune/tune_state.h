@@ -110,6 +110,9 @@ struct TuneLedger {
   ProfileFindings profile;
   std::map<std::string, QualityRecord> quality_by_candidate;  // by candidate id
   bool matmul_first = false;  // the profile says MatMul/Gemm dominate: weight-only INT4 is tried first
+  // The profile says Conv, MatMul/Gemm and attention take most of the kernel time: pruning channels, neurons and
+  // heads removes work where it is.
+  bool compute_first = false;
   std::string saved_graph_of;  // the candidate whose optimized graph the winner serves, when RunGraphSaveStep chose it
   std::optional<ExhaustiveFacts> exhaustive;
   // The largest noise measured so far in this run (the baseline's own spread, each stage's paired interval), for the

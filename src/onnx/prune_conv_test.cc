@@ -1,0 +1,280 @@
+// Pruning a CNN's Conv channels: finding them (and refusing what cannot be pruned safely), the im2col rows the next
+// Conv is refitted on, and the whole rewrite run in ONNX Runtime; and a classifier's Gemm, Relu, Gemm hidden layer
+// as a feed-forward block.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "onnx/graph_builder.h"
+#include "onnx/graph_io.h"
+#include "onnx/graph_rewrite.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/prune.h"
+#include "onnx/prune_conv_channels.h"
+#include "onnx/prune_patches.h"
+#include "onnx/prune_test_models.h"
+#include "tensor/npz.h"
+
+namespace hone::onnx {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::CnnModel;
+
+ConvChannelSearch FindChannels(::onnx::ModelProto m) {
+  RewriteScope scope;
+  EXPECT_TRUE(BeginRewrite(&m, &scope).ok());
+  GraphIndex index(m.graph());
+  return FindConvChannelBlocks(m.graph(), index);
+}
+
+std::vector<int64_t> Dims(const ::onnx::ModelProto& m, const std::string& name) {
+  for (const auto& t : m.graph().initializer())
+    if (t.name() == name) return {t.dims().begin(), t.dims().end()};
+  return {};
+}
+
+::onnx::NodeProto* Node(::onnx::ModelProto& m, const std::string& name) {
+  for (auto& n : *m.mutable_graph()->mutable_node())
+    if (n.name() == name) return &n;
+  return nullptr;
+}
+
+TEST(FindConvChannelBlocksTest, FollowsBothConvsOfACnnToTheLayerThatReadsThem) {
+  ConvChannelSearch s = FindChannels(CnnModel(8, 6));
+  EXPECT_THAT(s.refused, IsEmpty());
+  ASSERT_EQ(s.blocks.size(), 2u);
+  const ConvChannelBlock& a = s.blocks[0];
+  EXPECT_EQ(a.weight, "w1");
+  EXPECT_EQ(a.bias, "b1");
+  EXPECT_EQ(a.channels, 8);
+  EXPECT_THAT(a.per_channel, ElementsAre("bn_scale", "bn_bias", "bn_mean", "bn_var"));
+  EXPECT_EQ(a.value, "p1");  // after the BatchNormalization, the Relu and the MaxPool
+  EXPECT_EQ(a.reader, ChannelReader::kConv);
+  EXPECT_EQ(a.next_weight, "w2");
+  EXPECT_EQ(a.next_bias, "");
+  EXPECT_EQ(a.window.kernel_h, 3);
+  EXPECT_EQ(a.window.pads[0], 1);
+  const ConvChannelBlock& b = s.blocks[1];
+  EXPECT_EQ(b.channels, 6);
+  EXPECT_EQ(b.value, "r2");
+  EXPECT_EQ(b.reader, ChannelReader::kFlattenLinear);
+  EXPECT_EQ(b.spatial, 16);
+  EXPECT_EQ(b.linear.weight, "g");
+  EXPECT_EQ(b.linear.bias, "gb");
+  EXPECT_TRUE(b.linear.transposed);
+}
+
+TEST(FindConvChannelBlocksTest, RefusesJoinsGroupsAndSecondReadersByName) {
+  // A residual join: the first Conv's channels added to another branch's.
+  ::onnx::ModelProto m = CnnModel();
+  Node(m, "relu1")->set_input(0, "joined");
+  testing::AddNode(m.mutable_graph(), "Add", {"n1", "c1"}, {"joined"})->set_name("residual");
+  ConvChannelSearch s = FindChannels(m);
+  EXPECT_THAT(s.refused, ElementsAre(AllOf(HasSubstr("'conv1' (Conv)"), HasSubstr("read by 2 nodes"))));
+
+  m = CnnModel();
+  Node(m, "relu1")->set_input(0, "joined");
+  testing::AddNode(m.mutable_graph(), "Add", {"n1", "x"}, {"joined"})->set_name("residual");
+  s = FindChannels(m);
+  EXPECT_THAT(s.refused, ElementsAre(AllOf(HasSubstr("'conv1' (Conv)"), HasSubstr("'residual' (Add)"),
+                                           HasSubstr("residual join"))));
+
+  // A grouped Conv cannot lose output channels on its own; the Conv before it cannot lose what it reads.
+  m = CnnModel(8, 8);
+  testing::IntAttribute(Node(m, "conv2"), "group", 2);
+  s = FindChannels(m);
+  EXPECT_THAT(s.blocks, IsEmpty());
+  EXPECT_THAT(s.refused, ElementsAre(HasSubstr("'conv1' (Conv): the next Conv 'conv2' (Conv) is grouped"),
+                                     HasSubstr("'conv2' (Conv): group 2")));
+
+  // MaxPool's indices mix the channels' positions into one number.
+  m = CnnModel();
+  Node(m, "pool1")->add_output("indices");
+  testing::SetTensorType(m.mutable_graph()->add_output(), "indices", ::onnx::TensorProto::INT64, {"N", 8, 4, 4});
+  s = FindChannels(m);
+  EXPECT_THAT(s.refused, ElementsAre(HasSubstr("'pool1' (MaxPool): its indices output is read")));
+
+  // The channels reaching a graph output.
+  m = CnnModel();
+  testing::SetTensorType(m.mutable_graph()->add_output(), "r2", ::onnx::TensorProto::FLOAT, {"N", 8, 4, 4});
+  s = FindChannels(m);
+  EXPECT_THAT(s.refused, ElementsAre(HasSubstr("'conv2' (Conv): its channels reach the graph output 'r2'")));
+}
+
+TEST(ConvPatchesTest, PatchesTimesTheWeightIsTheConv) {
+  const int64_t n = 2, c = 3, h = 5, w = 6, cout = 4;
+  ConvWindow k;
+  k.kernel_h = 3, k.kernel_w = 2, k.stride_h = 2, k.stride_w = 1, k.dilation_h = 1, k.dilation_w = 2;
+  k.pads = {1, 0, 1, 1};
+  const auto x = testing::RandomValues(static_cast<size_t>(n * c * h * w), 3);
+  const auto wt = testing::RandomValues(static_cast<size_t>(cout * c * 3 * 2), 4);
+  const std::vector<float> rows = ConvPatches(x, n, c, h, w, k);
+  const int64_t out_h = (h + 2 - 3) / 2 + 1, out_w = (w + 1 - 3) / 1 + 1, width = c * 6;
+  ASSERT_EQ(rows.size(), static_cast<size_t>(n * out_h * out_w * width));
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t oy = 0; oy < out_h; ++oy)
+      for (int64_t ox = 0; ox < out_w; ++ox)
+        for (int64_t o = 0; o < cout; ++o) {
+          double direct = 0, product = 0;
+          for (int64_t ch = 0; ch < c; ++ch)
+            for (int64_t i = 0; i < 3; ++i)
+              for (int64_t j = 0; j < 2; ++j) {
+                const int64_t y = oy * 2 - 1 + i, xx = ox - 0 + j * 2;
+                const double weight = wt[static_cast<size_t>(((o * c + ch) * 3 + i) * 2 + j)];
+                if (y >= 0 && y < h && xx >= 0 && xx < w) direct += weight * x[static_cast<size_t>(((s * c + ch) * h + y) * w + xx)];
+                product += weight * rows[static_cast<size_t>(((s * out_h + oy) * out_w + ox) * width + (ch * 3 + i) * 2 + j)];
+              }
+          ASSERT_NEAR(direct, product, 1e-5);
+        }
+  k.kernel_h = 9;  // taller than the padded image
+  EXPECT_THAT(ConvPatches(x, n, c, h, w, k), IsEmpty());
+}
+
+class PruneConvTest : public ::testing::Test {
+ protected:
+  std::string WriteImages(const std::string& name) {
+    // More samples than the Gemm after the Flatten has columns (8 channels x 16): fewer would let the refit match
+    // the calibration rows exactly and nothing else.
+    std::vector<NamedTensor> arrays{{"x", testing::RandomTensor({192, 1, 8, 8}, 9, -1, 1)}};
+    std::string path = dir_.File(name);
+    EXPECT_TRUE(WriteNpz(path, arrays, false).ok());
+    return path;
+  }
+  PruneOptions Options(const std::string& data, double ratio, int64_t channel_multiple) {
+    PruneOptions o;
+    o.ratio = ratio;
+    o.channel_multiple = channel_multiple;
+    o.calibration_inputs.data_path = data;
+    o.calibration_threads = 1;
+    o.ridge = 1e-9;
+    return o;
+  }
+  void ExpectSameOutputs(const ::onnx::ModelProto& source, const ::onnx::ModelProto& pruned, Shape probe_shape,
+                         double tolerance) {
+    const std::string path = dir_.File("pruned.onnx");
+    ASSERT_TRUE(SaveAndLoadCheck(pruned, path).ok());
+    Tensor probe = testing::RandomTensor(probe_shape, 77, -1, 1);  // inputs calibration never saw
+    std::string error;
+    auto want = testing::RunFirstOutput(dir_.WriteModel("source.onnx", source), probe, &error);
+    auto got = testing::RunFirstOutput(path, probe, &error);
+    ASSERT_TRUE(error.empty()) << error;
+    EXPECT_LT(testing::MaxAbsDiff(want, got), tolerance * testing::MaxAbs(want));
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(PruneConvTest, HalvesEachConvOfARedundantCnnAndKeepsItsOutput) {
+  const ::onnx::ModelProto source = CnnModel(8, 8, true);
+  ::onnx::ModelProto pruned = source;
+  auto s = PruneModel(&pruned, Options(WriteImages("cal.npz"), 0.5, 2));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_THAT(s->refused, IsEmpty());
+  ASSERT_EQ(s->blocks.size(), 2u);
+  for (const auto& b : s->blocks) {
+    EXPECT_EQ(b.unit, PrunedUnit::kChannel);
+    EXPECT_EQ(b.width, 8);
+    EXPECT_EQ(b.kept, 4);
+    EXPECT_LT(b.relative_error, 1e-7) << b.up_node;
+    EXPECT_GT(b.relative_error_unrepaired, 1e-4) << b.up_node;
+  }
+  EXPECT_EQ(s->blocks[0].up_node, "conv1");
+  EXPECT_EQ(s->blocks[0].down_node, "conv2");
+  EXPECT_EQ(s->blocks[1].down_node, "fc");
+  EXPECT_THAT(Dims(pruned, "w1"), ElementsAre(4, 1, 3, 3));
+  EXPECT_THAT(Dims(pruned, "b1"), ElementsAre(4));
+  EXPECT_THAT(Dims(pruned, "bn_var"), ElementsAre(4));
+  EXPECT_THAT(Dims(pruned, "w2"), ElementsAre(4, 4, 3, 3));  // both blocks' edits: outputs and inputs
+  EXPECT_THAT(Dims(pruned, "g"), ElementsAre(10, 4 * 16));
+  // conv2 had no bias; the refit's intercept became one.
+  const ::onnx::NodeProto* conv2 = Node(pruned, "conv2");
+  ASSERT_EQ(conv2->input_size(), 3);
+  EXPECT_THAT(Dims(pruned, conv2->input(2)), ElementsAre(4));
+  EXPECT_EQ(s->weights_before, 8 * 9 + 8 + 4 * 8 + 8 * 8 * 9 + 10 * 128 + 10);
+  EXPECT_EQ(s->weights_after, 4 * 9 + 4 + 4 * 4 + 4 * 4 * 9 + 4 + 10 * 64 + 10);
+  ExpectSameOutputs(source, pruned, {5, 1, 8, 8}, 1e-4);
+  bool described = false;
+  for (const auto& p : pruned.metadata_props())
+    if (p.key() == "hone.prune") described = p.value().find("conv-channels: ratio=0.5 multiple=2 kept=8/16") != std::string::npos;
+  EXPECT_TRUE(described);
+}
+
+TEST_F(PruneConvTest, ChannelsRoundToTheMultipleAndTheDefaultIsThisCpusBlock) {
+  ::onnx::ModelProto m = CnnModel(8, 8);
+  auto s = PruneModel(&m, Options(WriteImages("cal.npz"), 0.25, 8));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_THAT(s->blocks, IsEmpty());
+  EXPECT_THAT(s->refused, ElementsAre(HasSubstr("'conv1' (Conv): 8 output channels; keeping a multiple of 8 removes none"),
+                                      HasSubstr("'conv2' (Conv): 8 output channels")));
+  PruneOptions o;
+  EXPECT_EQ(o.ChannelMultiple(), ChannelBlock());
+  EXPECT_TRUE(ChannelBlock() == 8 || ChannelBlock() == 16);
+  o.channel_multiple = -1;
+  o.calibration_inputs.data_path = "x.npz";
+  EXPECT_THAT(o.Validate().message(), HasSubstr("--channel-multiple"));
+}
+
+TEST_F(PruneConvTest, RefitsWhatRemovingChannelsLosesWhenNoneIsRedundant) {
+  const ::onnx::ModelProto source = CnnModel(8, 8, false);
+  ::onnx::ModelProto pruned = source;
+  auto s = PruneModel(&pruned, Options(WriteImages("cal.npz"), 0.25, 2));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->blocks.size(), 2u);
+  for (const auto& b : s->blocks) {
+    EXPECT_EQ(b.kept, 6);
+    EXPECT_GT(b.relative_error, 0);
+    EXPECT_LT(b.relative_error, b.relative_error_unrepaired) << b.up_node;
+  }
+}
+
+// A classifier's hidden layer: Gemm (transB), Relu, Gemm (transB) is a feed-forward block with its weights stored
+// [out, in].
+::onnx::ModelProto GemmMlp() {
+  auto m = testing::EmptyModel("mlp");
+  auto* g = m.mutable_graph();
+  testing::SetTensorType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"N", 6});
+  testing::SetTensorType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"N", 3});
+  testing::AddRandomInitializer(g, "W1", {16, 6}, 81);
+  testing::AddRandomInitializer(g, "b1", {16}, 82, 0.5f);
+  testing::AddRandomInitializer(g, "W2", {3, 16}, 83);
+  testing::AddRandomInitializer(g, "b2", {3}, 84, 0.5f);
+  testing::IntAttribute(testing::AddNode(g, "Gemm", {"x", "W1", "b1"}, {"u"}), "transB", 1);
+  g->mutable_node(0)->set_name("up");
+  testing::AddNode(g, "Relu", {"u"}, {"h"})->set_name("relu");
+  testing::IntAttribute(testing::AddNode(g, "Gemm", {"h", "W2", "b2"}, {"y"}), "transB", 1);
+  g->mutable_node(2)->set_name("down");
+  return m;
+}
+
+TEST_F(PruneConvTest, AGemmReluGemmHiddenLayerLosesNeurons) {
+  const ::onnx::ModelProto source = GemmMlp();
+  ::onnx::ModelProto pruned = source;
+  PruneOptions o = Options("", 0.5, 0);
+  o.keep_multiple = 4;
+  std::vector<NamedTensor> arrays{{"x", testing::RandomTensor({200, 6}, 9, -1, 1)}};
+  o.calibration_inputs.data_path = dir_.File("mlp.npz");
+  ASSERT_TRUE(WriteNpz(o.calibration_inputs.data_path, arrays, false).ok());
+  auto s = PruneModel(&pruned, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->blocks.size(), 1u);
+  EXPECT_EQ(s->blocks[0].unit, PrunedUnit::kNeuron);
+  EXPECT_EQ(s->blocks[0].kept, 8);
+  EXPECT_LT(s->blocks[0].relative_error, s->blocks[0].relative_error_unrepaired);
+  EXPECT_THAT(Dims(pruned, "W1"), ElementsAre(8, 6));  // rows: Gemm's weight is [out, in]
+  EXPECT_THAT(Dims(pruned, "b1"), ElementsAre(8));
+  EXPECT_THAT(Dims(pruned, "W2"), ElementsAre(3, 8));
+  ExpectSameOutputs(source, pruned, {4, 6}, 1.0);  // runs; the refit's closeness is the relative error above
+
+  // A Gemm that scales its product is not y = x W + b: not followed.
+  ::onnx::ModelProto scaled = GemmMlp();
+  SetFloatAttr(Node(scaled, "down"), "alpha", 2.0f);
+  pruned = scaled;
+  s = PruneModel(&pruned, o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_THAT(s->blocks, IsEmpty());
+}
+
+}  // namespace
+}  // namespace hone::onnx
