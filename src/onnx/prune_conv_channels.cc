@@ -43,6 +43,7 @@ std::string Channelwise(const ::onnx::NodeProto& node, const GraphIndex& index, 
   }
   if (op == "BatchNormalization") {
     if (node.output_size() > 1) return "it runs in training mode (running statistics as outputs)";
+    if (node.input_size() != 5) return "it does not have scale, bias, mean and variance inputs";
     for (int i = 1; i < 5; ++i) {
       if (!IsChannelVector(index, node.input(i), channels)) return "its input '" + node.input(i) + "' is not a constant [C]";
       if (!OwnedBy(index, node.input(i))) return "its input '" + node.input(i) + "' is shared with another node";

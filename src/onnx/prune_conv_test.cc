@@ -30,11 +30,6 @@ ConvChannelSearch FindChannels(::onnx::ModelProto m) {
   return FindConvChannelBlocks(m.graph(), index);
 }
 
-std::vector<int64_t> Dims(const ::onnx::ModelProto& m, const std::string& name) {
-  for (const auto& t : m.graph().initializer())
-    if (t.name() == name) return {t.dims().begin(), t.dims().end()};
-  return {};
-}
 
 ::onnx::NodeProto* Node(::onnx::ModelProto& m, const std::string& name) {
   for (auto& n : *m.mutable_graph()->mutable_node())
@@ -183,15 +178,15 @@ TEST_F(PruneConvTest, HalvesEachConvOfARedundantCnnAndKeepsItsOutput) {
   EXPECT_EQ(s->blocks[0].up_node, "conv1");
   EXPECT_EQ(s->blocks[0].down_node, "conv2");
   EXPECT_EQ(s->blocks[1].down_node, "fc");
-  EXPECT_THAT(Dims(pruned, "w1"), ElementsAre(4, 1, 3, 3));
-  EXPECT_THAT(Dims(pruned, "b1"), ElementsAre(4));
-  EXPECT_THAT(Dims(pruned, "bn_var"), ElementsAre(4));
-  EXPECT_THAT(Dims(pruned, "w2"), ElementsAre(4, 4, 3, 3));  // both blocks' edits: outputs and inputs
-  EXPECT_THAT(Dims(pruned, "g"), ElementsAre(10, 4 * 16));
+  EXPECT_THAT(testing::InitializerDims(pruned, "w1"), ElementsAre(4, 1, 3, 3));
+  EXPECT_THAT(testing::InitializerDims(pruned, "b1"), ElementsAre(4));
+  EXPECT_THAT(testing::InitializerDims(pruned, "bn_var"), ElementsAre(4));
+  EXPECT_THAT(testing::InitializerDims(pruned, "w2"), ElementsAre(4, 4, 3, 3));  // both blocks' edits: outputs and inputs
+  EXPECT_THAT(testing::InitializerDims(pruned, "g"), ElementsAre(10, 4 * 16));
   // conv2 had no bias; the refit's intercept became one.
   const ::onnx::NodeProto* conv2 = Node(pruned, "conv2");
   ASSERT_EQ(conv2->input_size(), 3);
-  EXPECT_THAT(Dims(pruned, conv2->input(2)), ElementsAre(4));
+  EXPECT_THAT(testing::InitializerDims(pruned, conv2->input(2)), ElementsAre(4));
   EXPECT_EQ(s->weights_before, 8 * 9 + 8 + 4 * 8 + 8 * 8 * 9 + 10 * 128 + 10);
   EXPECT_EQ(s->weights_after, 4 * 9 + 4 + 4 * 4 + 4 * 4 * 9 + 4 + 10 * 64 + 10);
   ExpectSameOutputs(source, pruned, {5, 1, 8, 8}, 1e-4);
@@ -262,9 +257,9 @@ TEST_F(PruneConvTest, AGemmReluGemmHiddenLayerLosesNeurons) {
   EXPECT_EQ(s->blocks[0].unit, PrunedUnit::kNeuron);
   EXPECT_EQ(s->blocks[0].kept, 8);
   EXPECT_LT(s->blocks[0].relative_error, s->blocks[0].relative_error_unrepaired);
-  EXPECT_THAT(Dims(pruned, "W1"), ElementsAre(8, 6));  // rows: Gemm's weight is [out, in]
-  EXPECT_THAT(Dims(pruned, "b1"), ElementsAre(8));
-  EXPECT_THAT(Dims(pruned, "W2"), ElementsAre(3, 8));
+  EXPECT_THAT(testing::InitializerDims(pruned, "W1"), ElementsAre(8, 6));  // rows: Gemm's weight is [out, in]
+  EXPECT_THAT(testing::InitializerDims(pruned, "b1"), ElementsAre(8));
+  EXPECT_THAT(testing::InitializerDims(pruned, "W2"), ElementsAre(3, 8));
   ExpectSameOutputs(source, pruned, {4, 6}, 1.0);  // runs; the refit's closeness is the relative error above
 
   // A Gemm that scales its product is not y = x W + b: not followed.

@@ -33,11 +33,6 @@ FfnSearch Find(::onnx::ModelProto m) {
   return FindFfnBlocks(m.graph(), index);
 }
 
-std::vector<int64_t> Dims(const ::onnx::ModelProto& m, const std::string& name) {
-  for (const auto& t : m.graph().initializer())
-    if (t.name() == name) return {t.dims().begin(), t.dims().end()};
-  return {};
-}
 
 TEST(FindFfnBlocksTest, FindsTheBlockAroundTorchsGelu) {
   FfnSearch s = Find(FfnModel(8));
@@ -173,9 +168,9 @@ TEST_F(PruneModelTest, HalvesABlockWithARedundantHalfAndKeepsItsOutput) {
   EXPECT_EQ(s->row_mask, "");
   EXPECT_EQ(s->weights_before, 4 * 32 + 32 * 4 + 32 + 4);
   EXPECT_EQ(s->weights_after, 4 * 16 + 16 * 4 + 16 + 4);
-  EXPECT_THAT(Dims(pruned, "W1"), ElementsAre(4, 16));
-  EXPECT_THAT(Dims(pruned, "b1"), ElementsAre(16));
-  EXPECT_THAT(Dims(pruned, "W2"), ElementsAre(16, 4));
+  EXPECT_THAT(testing::InitializerDims(pruned, "W1"), ElementsAre(4, 16));
+  EXPECT_THAT(testing::InitializerDims(pruned, "b1"), ElementsAre(16));
+  EXPECT_THAT(testing::InitializerDims(pruned, "W2"), ElementsAre(16, 4));
 
   const std::string path = dir_.File("pruned.onnx");
   ASSERT_TRUE(SaveAndLoadCheck(pruned, path).ok());
@@ -326,9 +321,9 @@ TEST_F(PruneModelTest, RemovesADuplicateHeadAndKeepsTheOutputAtAnotherLength) {
   EXPECT_EQ(s->blocks[0].up_node, "q_proj");
   EXPECT_EQ(s->blocks[0].down_node, "out_proj");
   EXPECT_LT(s->blocks[0].relative_error, 1e-8);
-  EXPECT_THAT(Dims(pruned, "Wq"), ElementsAre(8, 4));
-  EXPECT_THAT(Dims(pruned, "bk"), ElementsAre(4));
-  EXPECT_THAT(Dims(pruned, "Wo"), ElementsAre(4, 8));
+  EXPECT_THAT(testing::InitializerDims(pruned, "Wq"), ElementsAre(8, 4));
+  EXPECT_THAT(testing::InitializerDims(pruned, "bk"), ElementsAre(4));
+  EXPECT_THAT(testing::InitializerDims(pruned, "Wo"), ElementsAre(4, 8));
   const std::string path = dir_.File("heads.onnx");
   ASSERT_TRUE(SaveAndLoadCheck(pruned, path).ok());
   Tensor probe = testing::RandomTensor({3, 9, 8}, 78, -2, 2);  // a sequence length calibration never saw

@@ -9,6 +9,13 @@
 
 namespace hone::onnx::testing {
 
+// The dims of the model's initializer `name`; empty when there is none.
+inline std::vector<int64_t> InitializerDims(const ::onnx::ModelProto& m, const std::string& name) {
+  for (const auto& t : m.graph().initializer())
+    if (t.name() == name) return {t.dims().begin(), t.dims().end()};
+  return {};
+}
+
 inline void SetScalar(::onnx::GraphProto* g, const std::string& name, float value) {
   auto* t = AddFloatInitializer(g, name, {});
   t->set_raw_data(std::string(reinterpret_cast<const char*>(&value), 4));
