@@ -88,6 +88,28 @@ TEST_F(PruneCliTest, PrunesTheBundledCnnsChannelsAndHiddenNeurons) {
   EXPECT_TRUE(fs::exists(out));
 }
 
+// A goal no share can reach: each distinct share is measured and said, nothing is written, exit 1.
+TEST_F(PruneCliTest, ATargetSpeedupNoShareReachesWritesNothing) {
+  const std::string out = Path("cnn.target.onnx");
+  RunResult r = Hone({"prune", kCnn, "-o", out, "--target-speedup", "100", "--channel-multiple", "16",
+                      "--calibration-data", kCnnData, "--calibration-samples", "1000", "--data", kCnnData,
+                      "--bench-rounds", "1", "--bench-window-ms", "20", "--quiet"});
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("share 0.125  nothing to prune at this share"));
+  EXPECT_THAT(r.out, HasSubstr("share 0.25   neurons 48/64: "));
+  EXPECT_THAT(r.out, HasSubstr("share 0.375  neurons 48/64, channels 16/32: "));
+  EXPECT_THAT(r.out, HasSubstr("the same counts as the share before"));
+  EXPECT_THAT(r.err, HasSubstr("no share up to 0.75 reached 100x (the fastest measured: "));
+  EXPECT_FALSE(fs::exists(out));
+  test::ExpectUsage(Hone({"prune", kCnn, "-o", out, "--target-speedup", "1", "--calibration-data", kCnnData,
+                          "--calibration-samples", "1000"}),
+                    {"--target-speedup 1: expected a throughput ratio above 1"});
+  test::ExpectUsage(Hone({"prune", kCnn, "-o", out, "--target-speedup", "1.5", "--ratio", "0.5", "--calibration-data",
+                          kCnnData, "--calibration-samples", "1000"}),
+                    {"--ratio"});
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST_F(PruneCliTest, AModelWithNothingToRemoveWritesNothing) {
   const std::string out = Path("cnn.onnx");
   RunResult r = Hone({"prune", kCnn, "-o", out, "--calibration-data", kCnnData, "--calibration-samples", "100",

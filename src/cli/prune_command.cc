@@ -14,6 +14,7 @@
 #include "cli/common_flags.h"
 #include "cli/report_output.h"
 #include "cli/variant_flags.h"
+#include "harness/prune_search.h"
 #include "harness/variant_check.h"
 #include "onnx/prune.h"
 #include "onnx/transform_summary_json.h"
@@ -24,6 +25,7 @@ namespace {
 struct PruneFlags {
   std::string model, output;
   onnx::PruneOptions options;
+  double target_speedup = 0;  // 0: --ratio says the share
   VariantFlags verify;
 };
 
@@ -31,9 +33,14 @@ void AddFlags(CLI::App& sub, PruneFlags& f) {
   onnx::PruneOptions& o = f.options;
   sub.add_option("model", f.model, "the float .onnx model")->required();
   sub.add_option("-o,--output", f.output, "where to write the pruned .onnx model")->required();
-  sub.add_option("--ratio", o.ratio,
-                 "share of each feed-forward block's neurons and each Conv's output channels to remove, in [0, 1)")
-      ->capture_default_str();
+  CLI::Option* ratio =
+      sub.add_option("--ratio", o.ratio,
+                     "share of each feed-forward block's neurons and each Conv's output channels to remove, in [0, 1)")
+          ->capture_default_str();
+  sub.add_option("--target-speedup", f.target_speedup,
+                 "choose the share instead: the gentlest of 0.125, 0.25, ... 0.75 whose model measures at least this "
+                 "throughput ratio against the source (side by side, --bench-rounds rounds each)")
+      ->excludes(ratio);
   sub.add_option("--head-ratio", o.head_ratio,
                  "share of each attention block's heads to remove, in [0, 1) (0: heads untouched)")
       ->capture_default_str();
@@ -80,6 +87,58 @@ void PrintSummary(const PruneFlags& f, const onnx::PruneSummary& s) {
   for (const auto& w : s.warnings) std::cerr << "hone prune: warning: " << w << "\n";
 }
 
+// --target-speedup: measures the shares gentlest first and sets f.options.ratio to the first that is fast enough.
+// kExitOk when one is; kExitCheckFailed (nothing written) when none is; kExitUsage on bad input.
+int ChooseRatio(PruneFlags& f) {
+  harness::PruneSearchSettings search;
+  search.source_path = f.model;
+  search.prune = f.options;
+  search.target_speedup = f.target_speedup;
+  // On the verification rows (held out, or the user's --data), else the calibration data: speed does not depend on
+  // which rows, and the search is not the verification.
+  search.inputs = f.verify.data.data_path.empty() ? f.options.calibration_inputs : f.verify.data;
+  if (Status s = ApplyInputFlags(f.verify.data_flags, search.inputs); !s.ok()) {
+    std::cerr << "hone prune: " << s.message() << "\n";
+    return kExitUsage;
+  }
+  search.session.intra_op_threads = f.verify.intra_op_threads;
+  search.rounds = f.verify.bench_rounds;
+  search.window_s = f.verify.bench_window_ms / 1000.0;
+  search.batch = f.verify.bench_batch;
+  std::unique_ptr<Progress> progress = f.verify.quiet ? nullptr : Progress::ForStderr("--target-speedup");
+  search.progress = progress.get();
+  auto found = harness::SearchPruneRatio(search);
+  if (progress) progress->Finish();
+  if (!found.ok()) {
+    std::cerr << "hone prune: " << found.status().message() << "\n";
+    return found.status().code() == StatusCode::kInternal ? kExitCheckFailed : kExitUsage;
+  }
+  std::cout << fmt::format("hone prune: --target-speedup {:g}: shares tried gentlest first, each measured against the "
+                           "source in {} alternating rounds (throughput ratio, median and range)\n",
+                           f.target_speedup, search.rounds);
+  const harness::PruneSearchStep* fastest = nullptr;
+  for (const auto& step : found->steps) {
+    if (step.measured)
+      std::cout << fmt::format("  share {:<6g} {}: {:.2f}x ({:.2f}x-{:.2f}x)\n", step.ratio, step.kept, step.speedup,
+                               step.speedup_min, step.speedup_max);
+    else
+      std::cout << fmt::format("  share {:<6g} {}\n", step.ratio, step.note);
+    if (step.measured && (!fastest || step.speedup > fastest->speedup)) fastest = &step;
+  }
+  if (!found->chosen) {
+    std::cerr << fmt::format("hone prune: no share up to {:g} reached {:g}x{}; nothing was written to '{}'\n",
+                             search.ratios.back(), f.target_speedup,
+                             fastest ? fmt::format(" (the fastest measured: {:.2f}x at share {:g})", fastest->speedup,
+                                                   fastest->ratio)
+                                     : std::string(),
+                             f.output);
+    return kExitCheckFailed;
+  }
+  std::cout << fmt::format("  chosen: share {:g}, the gentlest that reached {:g}x\n", *found->chosen, f.target_speedup);
+  f.options.ratio = *found->chosen;
+  return kExitOk;
+}
+
 int Run(PruneFlags& f) {
   auto fail = [](const Status& s) {
     std::cerr << "hone prune: " << s.message() << "\n";
@@ -100,6 +159,10 @@ int Run(PruneFlags& f) {
                                         f.options.calibration_samples, held_out, check);
       !s.ok())
     return fail(s);
+  if (f.target_speedup != 0) {
+    const int code = ChooseRatio(f);
+    if (code != kExitOk) return code;
+  }
   std::unique_ptr<Progress> progress = f.verify.quiet ? nullptr : Progress::ForStderr("calibration batch");
   f.options.progress = progress.get();
   auto summary = onnx::PruneFile(f.model, staged->path(), f.options);
@@ -129,7 +192,9 @@ Command AddPruneCommand(CLI::App& app) {
               "  hone prune encoder.onnx -o encoder.heads.onnx --ratio 0 --head-ratio 0.25 --calibration-data cal.npz "
               "--data held_out.npz --min-cosine 0.95\n"
               "  hone prune cnn.onnx -o cnn.pruned.onnx --ratio 0.5 --calibration-data train.npz "
-              "--calibration-samples 1000 --data test.npz --max-accuracy-drop 0.01");
+              "--calibration-samples 1000 --data test.npz --max-accuracy-drop 0.01\n"
+              "  hone prune cnn.onnx -o cnn.pruned.onnx --target-speedup 1.3 --calibration-data test.npz "
+              "--calibration-samples 1000 --data test.npz --min-cosine 0.99 --max-range-error 0.2");
   AddFlags(*sub, *flags);
   return [flags] { return Run(*flags); };
 }
