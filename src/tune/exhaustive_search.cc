@@ -1,6 +1,6 @@
 // The exhaustive search: the yardstick the staged search is measured against (scripts/prove-tune). Every candidate
-// the stages could reach from the baseline is one combination of a model (the source or a verified lower-precision
-// variant), a batching setting, a graph level and a threads setting; all of them are ranked with the stages' short
+// the stages could reach from the baseline is one combination of a model (the source, or a verified lower-precision
+// or pruned variant of it), a batching setting, a graph level and a threads setting; all of them are ranked with the stages' short
 // trials and the best confirmed in the same paired rounds (search.h), so that the two searches differ only in which
 // candidates they measure.
 #include <fmt/format.h>
@@ -111,7 +111,7 @@ std::vector<Candidate> TopOf(const SearchResult& search) {
 void RunExhaustiveSearch(TuneState& state) {
   const auto started = std::chrono::steady_clock::now();
   const Candidate base = state.ledger.incumbent;  // the baseline: nothing has moved it yet
-  state.Say("exhaustive search: making and verifying the lower-precision variants");
+  state.Say("exhaustive search: making and verifying the lower-precision and pruned variants");
   // The variants get at most 30% of what is left; the grid takes the rest.
   const auto verify_end =
       started + std::chrono::milliseconds(static_cast<int64_t>(1000 * std::max(0.0, state.left_s() * 0.3)));
@@ -119,6 +119,16 @@ void RunExhaustiveSearch(TuneState& state) {
   std::vector<Candidate> models = {base};
   for (Candidate& c : MakeVerifiedVariants(state, {"precision", 6, VariantChange::kPrecision}, PlanPrecisionVariants(state),
                                            verify_end, checks)) {
+    models.push_back(std::move(c));
+  }
+  // The pruned float models too (the compression stage's, made from the source; the incumbent is the baseline, so
+  // none is quantized again here), each crossed with every setting like the others.
+  std::string compression_skipped;
+  const std::vector<PrecisionVariant> pruned = PlanCompressionVariants(state, &compression_skipped);
+  if (!compression_skipped.empty())
+    state.ledger.skipped.push_back({"exhaustive", "pruned models", compression_skipped});
+  for (Candidate& c : MakeVerifiedVariants(state, {"compression", 7, VariantChange::kCompression}, pruned, verify_end,
+                                           checks)) {
     models.push_back(std::move(c));
   }
   const Grid grid = MakeGrid(state, base, models);
