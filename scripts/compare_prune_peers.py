@@ -70,7 +70,55 @@ def export(net, path):
                       dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
 
 
+class Block(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout)
+        self.conv2, self.bn2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x)))))
+        return torch.relu(y + (x if self.down is None else self.down(x)))
+
+
+class ResNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 64, 3, 1, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU())
+        self.layers = nn.Sequential(Block(64, 64, 1), Block(64, 64, 1), Block(64, 128, 2), Block(128, 128, 1),
+                                    Block(128, 256, 2), Block(256, 256, 1))
+        self.fc = nn.Linear(256, 10)
+
+    def forward(self, image):
+        x = self.layers(self.stem(image))
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+def resnet_probe(out):
+    torch.manual_seed(0)
+    net = ResNet().train()
+    with torch.no_grad():  # BatchNorm statistics from data, as a trained model has them
+        for _ in range(10):
+            net(torch.rand(64, 3, 32, 32))
+    net.eval()
+    torch.onnx.export(net, (torch.zeros(1, 3, 32, 32),), f"{out}/resnet.onnx", dynamo=False, opset_version=17,
+                      input_names=["image"], output_names=["logits"],
+                      dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
+    images = np.random.default_rng(0).random((1024, 3, 32, 32), dtype=np.float32)
+    np.savez(f"{out}/images.npz", image=images)
+    print(f"wrote {out}/resnet.onnx (random weights) and {out}/images.npz (1,024 random images)")
+    return 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "resnet":
+        r = argparse.ArgumentParser()
+        r.add_argument("command")
+        r.add_argument("--out", required=True)
+        return resnet_probe(r.parse_args().out)
     p = argparse.ArgumentParser()
     p.add_argument("--model", required=True)
     p.add_argument("--data", required=True)
