@@ -198,88 +198,124 @@ Status PruneHeads(::onnx::GraphProto* graph, const GraphIndex& index, NameGenera
   return Status::Ok();
 }
 
-// What the layer after a pruned Conv reads, as rows for its moments: the next Conv's im2col rows, or one row per
-// sample after a Flatten. `value` is [N, C, H, W].
-Status AddChannelRows(const ConvChannelBlock& b, const Tensor& value, HiddenMoments& moments) {
+// What a layer reading a pruned group's channels reads, as rows for its moments: a Conv's im2col rows, or one row
+// per sample after a Flatten. `value` is [N, C, H, W].
+Status AddChannelRows(const ChannelReaderLayer& r, int64_t channels, const Tensor& value, HiddenMoments& moments) {
   const Shape& dims = value.shape();
   auto values = value.values<float>();
-  if (b.reader == ChannelReader::kFlattenLinear) {
+  if (r.kind == ChannelReader::kFlattenLinear) {
     moments.Add(values);
     return Status::Ok();
   }
-  if (dims.size() != 4 || dims[1] != b.channels)
-    return Status::InvalidArgument(fmt::format("value '{}' before the Conv is {}, not [N, {}, H, W]", b.value,
-                                               ShapeToString(value.shape()), b.channels));
-  moments.Add(ConvPatches(values, dims[0], dims[1], dims[2], dims[3], b.window));
+  if (dims.size() != 4 || dims[1] != channels)
+    return Status::InvalidArgument(fmt::format("value '{}' before the Conv is {}, not [N, {}, H, W]", r.value,
+                                               ShapeToString(value.shape()), channels));
+  moments.Add(ConvPatches(values, dims[0], dims[1], dims[2], dims[3], r.window));
   return Status::Ok();
 }
 
-// A Conv's output channels: its filters, bias and BatchNormalization entries of the kept channels go on; the next
-// layer (a Conv, or the Gemm/MatMul after a Flatten) is refitted over the kept channels' inputs, `group` rows of its
-// weight per channel (the window's kh x kw, or the H x W columns each channel has after the Flatten). A next Conv
-// without a bias gains one: the intercept takes up the mean the removed channels carried.
-Status PruneChannels(::onnx::GraphProto* graph, const GraphIndex& index, NameGenerator& names,
-                     const ConvChannelBlock& b, const HiddenMoments& moments, const PruneOptions& options,
-                     std::set<std::string>& touched, PruneSummary& summary) {
-  const int64_t keep = ChannelKeepCount(b.channels, options);
-  std::vector<float> weight, bias;  // the next layer's, [C x group, out] as the refit takes it
-  std::vector<int64_t> bias_dims;
-  int64_t out = 0, group = 0;
-  std::vector<int64_t> next_dims;
-  if (b.reader == ChannelReader::kConv) {
-    const ::onnx::TensorProto& t = *index.Initializer(b.next_weight);
-    next_dims.assign(t.dims().begin(), t.dims().end());
+// A reader's weight as the refit takes it ([C x group, out]) and its bias, as the graph holds them now. A Conv
+// without a bias is given zeros (and gains a bias when written back): the intercept takes up the mean the removed
+// channels carried.
+struct ReaderWeights {
+  std::vector<float> weight, bias;
+  std::vector<int64_t> conv_dims, bias_dims;  // the Conv's [Cout, C, kh, kw]; the linear layer's bias dims
+  int64_t out = 0;
+};
+Result<ReaderWeights> ReadReader(const GraphIndex& index, const ChannelReaderLayer& r) {
+  ReaderWeights w;
+  if (r.kind == ChannelReader::kConv) {
+    const ::onnx::TensorProto& t = *index.Initializer(r.weight);
+    w.conv_dims.assign(t.dims().begin(), t.dims().end());
     HONE_ASSIGN_OR_RETURN(std::vector<float> stored, ReadFloatTensor(t));
-    out = next_dims[0];
-    group = next_dims[2] * next_dims[3];
-    const int64_t rows = next_dims[1] * group;
-    weight.resize(static_cast<size_t>(rows * out));
-    for (int64_t o = 0; o < out; ++o)
-      for (int64_t r = 0; r < rows; ++r) weight[static_cast<size_t>(r * out + o)] = stored[static_cast<size_t>(o * rows + r)];
-    if (!b.next_bias.empty()) {
-      HONE_ASSIGN_OR_RETURN(bias, ReadFloatTensor(*index.Initializer(b.next_bias)));
+    w.out = w.conv_dims[0];
+    const int64_t rows = w.conv_dims[1] * w.conv_dims[2] * w.conv_dims[3];
+    w.weight.resize(static_cast<size_t>(rows * w.out));
+    for (int64_t o = 0; o < w.out; ++o)
+      for (int64_t i = 0; i < rows; ++i) w.weight[static_cast<size_t>(i * w.out + o)] = stored[static_cast<size_t>(o * rows + i)];
+    if (!r.bias.empty()) {
+      HONE_ASSIGN_OR_RETURN(w.bias, ReadFloatTensor(*index.Initializer(r.bias)));
     } else {
-      bias.assign(static_cast<size_t>(out), 0.0f);
+      w.bias.assign(static_cast<size_t>(w.out), 0.0f);
     }
-  } else {
-    HONE_ASSIGN_OR_RETURN(InOutWeight w, ReadInOut(index, b.linear));
-    weight = std::move(w.values);
-    out = w.out;
-    group = b.spatial;
-    if (!b.linear.bias.empty()) {
-      HONE_ASSIGN_OR_RETURN(bias, ReadFloatTensor(*index.Initializer(b.linear.bias)));
-      bias_dims = Dims(*index.Initializer(b.linear.bias));
-    }
+    return w;
   }
-  const Refit refit = SelectAndRefit(moments.Gram(), weight, out, bias, keep, options.ridge, group);
-  HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, b.weight, 0, refit.kept));
-  // The Conv's bias as the graph has it now: the refit of the block before may have given it one.
-  const ::onnx::NodeProto& producer = graph->node(b.producer);
-  if (producer.input_size() > 2 && !producer.input(2).empty())
-    HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, producer.input(2), 0, refit.kept));
-  for (const std::string& p : b.per_channel) HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, p, 0, refit.kept));
-  const int64_t rows = keep * group;
-  if (b.reader == ChannelReader::kConv) {
-    std::vector<float> stored(static_cast<size_t>(rows * out));
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t o = 0; o < out; ++o) stored[static_cast<size_t>(o * rows + r)] = refit.weight[static_cast<size_t>(r * out + o)];
-    ReplaceInitializer(graph, b.next_weight, {out, keep, next_dims[2], next_dims[3]}, stored);
-    if (!b.next_bias.empty()) {
-      ReplaceInitializer(graph, b.next_bias, {out}, refit.bias);
-    } else {
-      const std::string name = names.Fresh(b.next_weight + "_bias");
-      *graph->add_initializer() = MakeFloatTensor(name, {out}, refit.bias);
-      ::onnx::NodeProto* next = graph->mutable_node(b.next);
-      while (next->input_size() < 3) next->add_input("");
-      next->set_input(2, name);
-      touched.insert(name);
-    }
-  } else {
-    WriteInOut(graph, b.linear, refit.weight, rows, out);
-    if (!b.linear.bias.empty()) ReplaceInitializer(graph, b.linear.bias, bias_dims, refit.bias);
+  HONE_ASSIGN_OR_RETURN(InOutWeight io, ReadInOut(index, r.linear));
+  w.weight = std::move(io.values);
+  w.out = io.out;
+  if (!r.linear.bias.empty()) {
+    HONE_ASSIGN_OR_RETURN(w.bias, ReadFloatTensor(*index.Initializer(r.linear.bias)));
+    w.bias_dims = Dims(*index.Initializer(r.linear.bias));
   }
-  summary.blocks.push_back({PrunedUnit::kChannel, graph->node(b.producer).name(), graph->node(b.next).name(),
-                            b.channels, keep, refit.relative_error, refit.relative_error_unrepaired});
+  return w;
+}
+
+// Writes a reader's refitted weight and bias back in its layout.
+void WriteReader(::onnx::GraphProto* graph, NameGenerator& names, const ChannelReaderLayer& r, const ReaderWeights& w,
+                 const Refit& refit, int64_t keep, std::set<std::string>& touched) {
+  const int64_t rows = keep * r.group();
+  if (r.kind == ChannelReader::kConv) {
+    std::vector<float> stored(static_cast<size_t>(rows * w.out));
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t o = 0; o < w.out; ++o) stored[static_cast<size_t>(o * rows + i)] = refit.weight[static_cast<size_t>(i * w.out + o)];
+    ReplaceInitializer(graph, r.weight, {w.out, keep, w.conv_dims[2], w.conv_dims[3]}, stored);
+    if (!r.bias.empty()) {
+      ReplaceInitializer(graph, r.bias, {w.out}, refit.bias);
+      return;
+    }
+    const std::string name = names.Fresh(r.weight + "_bias");
+    *graph->add_initializer() = MakeFloatTensor(name, {w.out}, refit.bias);
+    ::onnx::NodeProto* node = graph->mutable_node(r.node);
+    while (node->input_size() < 3) node->add_input("");
+    node->set_input(2, name);
+    touched.insert(name);
+    return;
+  }
+  WriteInOut(graph, r.linear, refit.weight, rows, w.out);
+  if (!r.linear.bias.empty()) ReplaceInitializer(graph, r.linear.bias, w.bias_dims, refit.bias);
+}
+
+// A channel group: the channels kept are chosen for all its readers together (each reader's cost as a share of its
+// output energy), every reader refitted over them, and the writers' filters, biases and the BatchNormalization
+// entries of the others removed. `moments` holds one entry per reader, in the block's reader order.
+Status PruneChannels(::onnx::GraphProto* graph, const GraphIndex& index, NameGenerator& names,
+                     const ConvChannelBlock& b, const std::vector<const HiddenMoments*>& moments,
+                     const PruneOptions& options, std::set<std::string>& touched, PruneSummary& summary) {
+  const int64_t keep = ChannelKeepCount(b.channels, options);
+  std::vector<ReaderWeights> weights;
+  std::vector<Eigen::MatrixXd> grams;
+  for (size_t i = 0; i < b.readers.size(); ++i) {
+    HONE_ASSIGN_OR_RETURN(ReaderWeights w, ReadReader(index, b.readers[i]));
+    weights.push_back(std::move(w));
+    grams.push_back(moments[i]->Gram());
+  }
+  std::vector<UnitSystem> systems;
+  for (size_t i = 0; i < b.readers.size(); ++i)
+    systems.push_back({&grams[i], weights[i].weight, weights[i].out, weights[i].bias, b.readers[i].group()});
+  const std::vector<int64_t> kept = SelectUnitsJoint(systems, keep, options.ridge);
+  // The block's errors are its worst reader's.
+  PrunedBlock done{PrunedUnit::kChannel, graph->node(b.writers.front().node).name(),
+                   graph->node(b.readers.front().node).name(), b.channels, keep, 0, 0};
+  for (size_t i = 0; i < b.readers.size(); ++i) {
+    const ChannelReaderLayer& r = b.readers[i];
+    const Refit refit = RefitUnits(grams[i], weights[i].weight, weights[i].out, weights[i].bias, kept, options.ridge,
+                                   r.group());
+    WriteReader(graph, names, r, weights[i], refit, keep, touched);
+    if (refit.relative_error >= done.relative_error)
+      done.relative_error = refit.relative_error, done.relative_error_unrepaired = refit.relative_error_unrepaired;
+  }
+  for (const ChannelWriter& w : b.writers) {
+    HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, w.weight, 0, kept));
+    // The Conv's bias as the graph has it now: the refit of another group, where it reads, may have given it one.
+    const ::onnx::NodeProto& node = graph->node(w.node);
+    if (node.input_size() > 2 && !node.input(2).empty())
+      HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, node.input(2), 0, kept));
+  }
+  for (const std::string& p : b.per_channel) HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, p, 0, kept));
+  if (b.writers.size() > 1 || b.readers.size() > 1)
+    done.up_node += fmt::format(" (+{} Convs writing the same channels)", b.writers.size() - 1),
+        done.down_node += fmt::format(" (+{} more reading them)", b.readers.size() - 1);
+  summary.blocks.push_back(std::move(done));
   return Status::Ok();
 }
 
@@ -339,7 +375,8 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
       for (auto& b : search.blocks) {
         if (ChannelKeepCount(b.channels, options) >= b.channels)
           summary.refused.push_back(fmt::format("node '{}' (Conv): {} output channels; keeping a multiple of {} removes none",
-                                                graph->node(b.producer).name(), b.channels, options.ChannelMultiple()));
+                                                graph->node(b.writers.front().node).name(), b.channels,
+                                                options.ChannelMultiple()));
         else
           conv.push_back(b);
       }
@@ -356,7 +393,8 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
     touched.insert({b.out_weight, b.out_bias});
   }
   for (const auto& b : conv) {
-    touched.insert({b.weight, b.bias, b.next_weight, b.next_bias, b.linear.weight, b.linear.bias});
+    for (const auto& w : b.writers) touched.insert({w.weight, w.bias});
+    for (const auto& r : b.readers) touched.insert({r.weight, r.bias, r.linear.weight, r.linear.bias});
     touched.insert(b.per_channel.begin(), b.per_channel.end());
   }
   touched.erase("");
@@ -374,12 +412,15 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
     exposed.push_back(b.context);
     moments.emplace_back(b.heads * b.head_size);
   }
+  // One moments entry per reader of each channel group, after the others: (group, reader) for each.
   const size_t first_conv = moments.size();
-  for (const auto& b : conv) {
-    exposed.push_back(b.value);
-    moments.emplace_back(b.channels *
-                         (b.reader == ChannelReader::kConv ? b.window.kernel_h * b.window.kernel_w : b.spatial));
-  }
+  std::vector<std::pair<size_t, size_t>> reader_of;
+  for (size_t g = 0; g < conv.size(); ++g)
+    for (size_t r = 0; r < conv[g].readers.size(); ++r) {
+      exposed.push_back(conv[g].readers[r].value);
+      moments.emplace_back(conv[g].channels * conv[g].readers[r].group());
+      reader_of.push_back({g, r});
+    }
   ExposedRun run;
   run.data = options.calibration_inputs;
   run.samples = options.calibration_samples;
@@ -395,7 +436,9 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
                            for (size_t i = 0; i < values_of.size(); ++i) {
                              auto values = values_of[i]->values<float>();
                              if (i >= first_conv) {
-                               HONE_RETURN_IF_ERROR(AddChannelRows(conv[i - first_conv], *values_of[i], moments[i]));
+                               const auto [g, r] = reader_of[i - first_conv];
+                               HONE_RETURN_IF_ERROR(
+                                   AddChannelRows(conv[g].readers[r], conv[g].channels, *values_of[i], moments[i]));
                                continue;
                              }
                              std::vector<uint8_t> keep;
@@ -422,16 +465,18 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
   NameGenerator names(*model);
   for (size_t i = 0; i < moments.size(); ++i) {
     const bool is_ffn = i < ffn.size(), is_conv = i >= first_conv;
-    const int last = is_ffn ? ffn[i].down : is_conv ? conv[i - first_conv].next : attention[i - ffn.size()].out;
+    const int last = is_ffn    ? ffn[i].down
+                     : is_conv ? conv[reader_of[i - first_conv].first].readers[reader_of[i - first_conv].second].node
+                               : attention[i - ffn.size()].out;
     const std::string block = graph->node(last).name();
     const HiddenMoments& mo = moments[i];
     if (mo.nonfinite_rows() > 0)
       summary.warnings.push_back(fmt::format("block '{}': {} calibration rows held NaN or Inf and were left out",
                                              block, mo.nonfinite_rows()));
     if (mo.rows() == 0) return Status::InvalidArgument(data + " gave no usable activation rows for block '" + block + "'");
+    const int64_t channels = is_conv ? conv[reader_of[i - first_conv].first].channels : 0;
     const int64_t rows_needed = is_ffn    ? KeepCount(ffn[i].width, options)
-                                : is_conv ? ChannelKeepCount(conv[i - first_conv].channels, options) *
-                                                (mo.width() / conv[i - first_conv].channels)
+                                : is_conv ? ChannelKeepCount(channels, options) * (mo.width() / channels)
                                           : mo.width();
     if (mo.rows() < rows_needed)
       summary.warnings.push_back(fmt::format(
@@ -439,10 +484,14 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
           block, mo.rows(), rows_needed));
     if (is_ffn)
       HONE_RETURN_IF_ERROR(PruneFeedForward(graph, index, ffn[i], mo, options, summary));
-    else if (is_conv)
-      HONE_RETURN_IF_ERROR(PruneChannels(graph, index, names, conv[i - first_conv], mo, options, touched, summary));
-    else
+    else if (!is_conv)
       HONE_RETURN_IF_ERROR(PruneHeads(graph, index, names, attention[i - ffn.size()], mo, options, summary));
+  }
+  // Channel groups, once each, with every reader's moments.
+  for (size_t g = 0, i = first_conv; g < conv.size(); ++g) {
+    std::vector<const HiddenMoments*> readers;
+    for (size_t r = 0; r < conv[g].readers.size(); ++r) readers.push_back(&moments[i++]);
+    HONE_RETURN_IF_ERROR(PruneChannels(graph, index, names, conv[g], readers, options, touched, summary));
   }
   summary.weights_after = ElementsOf(*graph, touched);
   // The checker rejecting what was rewritten is hone's fault, not the input's.

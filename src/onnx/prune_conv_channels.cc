@@ -1,5 +1,6 @@
 #include "onnx/prune_conv_channels.h"
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -79,99 +80,193 @@ std::string ReadWindow(const ::onnx::NodeProto& node, const ::onnx::TensorProto&
   return "";
 }
 
-// Fills the block from the producer Conv on, or says why not ("-": not a Conv whose channels could go at all).
-std::string Follow(const ::onnx::GraphProto& graph, const GraphIndex& index, int producer, ConvChannelBlock& b) {
-  const ::onnx::NodeProto& conv = graph.node(producer);
-  const ::onnx::TensorProto* w = index.Initializer(conv.input(1));
-  if (!w || w->data_type() != ::onnx::TensorProto::FLOAT || w->dims_size() < 3) return "-";
-  if (IntAttr(conv, "group", 1) != 1)
-    return "group " + std::to_string(IntAttr(conv, "group", 1)) +
-           ": a grouped or depthwise Conv's channels are tied to its input's";
-  b.producer = producer;
-  b.weight = conv.input(1);
-  b.channels = w->dims(0);
-  if (b.channels < 2) return "-";
-  if (conv.input_size() > 2 && !conv.input(2).empty()) {
-    if (!IsChannelVector(index, conv.input(2), b.channels)) return "its bias is not a constant [C]";
-    b.bias = conv.input(2);
-  }
-  for (const std::string& name : {b.weight, b.bias})
-    if (!name.empty() && !OwnedBy(index, name)) return "weight '" + name + "' is shared with another node";
-  std::string v = conv.output(0);
-  for (;;) {
-    if (index.IsGraphOutput(v)) return "its channels reach the graph output '" + v + "'";
-    const auto& users = index.Consumers(v);
-    if (users.size() != 1)
-      return "value '" + v + "' is read by " + std::to_string(users.size()) + " nodes; only one layer may read the channels";
-    const int u = users[0];
-    const ::onnx::NodeProto& node = graph.node(u);
-    const std::string& op = node.op_type();
-    if (IsAiOnnx(node) && op == "Conv") {
-      const ::onnx::TensorProto* nw = index.Initializer(node.input_size() > 1 ? node.input(1) : "");
-      if (node.input(0) != v || !nw || nw->data_type() != ::onnx::TensorProto::FLOAT)
-        return "the next Conv " + NodeLabel(node) + " does not read the channels by a constant weight";
-      if (IntAttr(node, "group", 1) != 1 || nw->dims_size() < 2 || nw->dims(1) != b.channels)
-        return "the next Conv " + NodeLabel(node) + " is grouped (its input channels are tied to its output's)";
-      if (std::string why = ReadWindow(node, *nw, &b.window); !why.empty())
-        return "the next Conv " + NodeLabel(node) + ": " + why;
-      b.reader = ChannelReader::kConv;
-      b.next = u;
-      b.next_weight = node.input(1);
-      if (node.input_size() > 2 && !node.input(2).empty()) {
-        if (!IsChannelVector(index, node.input(2), nw->dims(0)))
-          return "the next Conv " + NodeLabel(node) + "'s bias is not a constant [Cout]";
-        b.next_bias = node.input(2);
-      }
-      break;
-    }
-    if (IsAiOnnx(node) && (op == "Flatten" || op == "Reshape") && node.input(0) == v) {
-      if (op == "Flatten" && IntAttr(node, "axis", 1) != 1) return NodeLabel(node) + " does not flatten from axis 1";
-      const std::string& flat = node.output(0);
-      const auto& readers = index.Consumers(flat);
-      if (readers.size() != 1 || index.IsGraphOutput(flat))
-        return "value '" + flat + "' after " + NodeLabel(node) + " is read by more than one layer";
-      const auto linear = AsLinear(graph, index, readers[0]);
-      if (!linear || graph.node(readers[0]).input(0) != flat)
-        return NodeLabel(graph.node(readers[0])) + " after " + NodeLabel(node) + " is not a Gemm or MatMul by a weight";
-      if (linear->in % b.channels != 0)
-        return NodeLabel(graph.node(readers[0])) + " reads " + std::to_string(linear->in) + " columns, not a multiple of " +
-               std::to_string(b.channels) + " channels";
-      if (op == "Reshape") {
-        // Only a constant [N or 0 or -1, C x H x W] (x.view(-1, n) in torch): anything else may move channels.
-        const ::onnx::TensorProto* shape = index.Initializer(node.input(1));
-        auto dims = shape ? ReadInt64Tensor(*shape) : Result<std::vector<int64_t>>(Status::InvalidArgument(""));
-        if (!dims.ok() || dims->size() != 2 || !((*dims)[1] == linear->in || ((*dims)[1] == -1 && (*dims)[0] == 0)))
-          return NodeLabel(node) + " does not reshape to [N, C x H x W] by a constant shape";
-      }
-      if (!OwnedBy(index, linear->weight) || (!linear->bias.empty() && !OwnedBy(index, linear->bias)))
-        return "the weights of " + NodeLabel(graph.node(readers[0])) + " are shared with another node";
-      b.reader = ChannelReader::kFlattenLinear;
-      b.next = readers[0];
-      b.linear = *linear;
-      b.spatial = linear->in / b.channels;
-      break;
-    }
-    std::vector<std::string> per_channel;
-    if (std::string why = Channelwise(node, index, b.channels, &per_channel); !why.empty())
-      return "its channels reach " + NodeLabel(node) + ": " + why;
-    b.per_channel.insert(b.per_channel.end(), per_channel.begin(), per_channel.end());
-    v = node.output(0);
-  }
-  b.value = v;
-  for (const std::string& name : {b.next_weight, b.next_bias})
-    if (!name.empty() && !OwnedBy(index, name)) return "weight '" + name + "' is shared with another node";
-  return "";
+// A node that joins two values elementwise (a residual Add, a squeeze-and-excitation Mul): with both operands
+// computed (not constants), each carries the same channels as the result.
+bool IsJoin(const ::onnx::NodeProto& node, const GraphIndex& index) {
+  static const std::set<std::string_view> kJoins = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
+  if (!IsAiOnnx(node) || !kJoins.count(node.op_type()) || node.input_size() != 2) return false;
+  return !index.Initializer(node.input(0)) && !index.Initializer(node.input(1));
 }
+
+// One channel group, grown from a Conv until every value that carries its channels has been followed to where they
+// come from and to every node that reads them.
+class GroupSearch {
+ public:
+  GroupSearch(const ::onnx::GraphProto& graph, const GraphIndex& index, ConvChannelBlock& block)
+      : graph_(graph), index_(index), b_(block) {}
+
+  // "" when the group can be pruned; "-" when `start` is not a Conv whose channels could go at all; else why not.
+  std::string Run(int start) {
+    const ::onnx::NodeProto& conv = graph_.node(start);
+    const ::onnx::TensorProto* w = index_.Initializer(conv.input(1));
+    if (!w || w->data_type() != ::onnx::TensorProto::FLOAT || w->dims_size() < 3) return "-";
+    if (IntAttr(conv, "group", 1) != 1)
+      return "group " + std::to_string(IntAttr(conv, "group", 1)) +
+             ": a grouped or depthwise Conv's channels are tied to its input's";
+    b_.channels = w->dims(0);
+    if (b_.channels < 2) return "-";
+    if (std::string why = AddWriter(start); !why.empty()) return why;
+    while (!queue_.empty()) {
+      const std::string v = queue_.back();
+      queue_.pop_back();
+      if (std::string why = Visit(v); !why.empty()) return why;
+    }
+    std::sort(b_.writers.begin(), b_.writers.end(), [](const auto& x, const auto& y) { return x.node < y.node; });
+    std::sort(b_.readers.begin(), b_.readers.end(), [](const auto& x, const auto& y) { return x.node < y.node; });
+    if (b_.readers.empty()) return "no layer reads its channels";
+    return "";
+  }
+
+  const std::set<int>& writers() const { return writer_nodes_; }
+
+ private:
+  void Enqueue(const std::string& v) {
+    if (values_.insert(v).second) queue_.push_back(v);
+  }
+
+  // A channelwise node on the way: its per-channel constants, once.
+  std::string Through(int n) {
+    std::vector<std::string> per_channel;
+    if (std::string why = Channelwise(graph_.node(n), index_, b_.channels, &per_channel); !why.empty()) return why;
+    if (channelwise_.insert(n).second) b_.per_channel.insert(b_.per_channel.end(), per_channel.begin(), per_channel.end());
+    return "";
+  }
+
+  std::string AddWriter(int n) {
+    if (writer_nodes_.count(n)) return "";
+    const ::onnx::NodeProto& conv = graph_.node(n);
+    const ::onnx::TensorProto* w = index_.Initializer(conv.input_size() > 1 ? conv.input(1) : "");
+    if (!w || w->data_type() != ::onnx::TensorProto::FLOAT || w->dims_size() < 3 || w->dims(0) != b_.channels ||
+        IntAttr(conv, "group", 1) != 1)
+      return "its channels are also written by " + NodeLabel(conv) + ", which is not a group-1 Conv by a constant weight";
+    ChannelWriter writer{n, conv.input(1), ""};
+    if (conv.input_size() > 2 && !conv.input(2).empty()) {
+      if (!IsChannelVector(index_, conv.input(2), b_.channels)) return NodeLabel(conv) + "'s bias is not a constant [C]";
+      writer.bias = conv.input(2);
+    }
+    for (const std::string& name : {writer.weight, writer.bias})
+      if (!name.empty() && !OwnedBy(index_, name)) return "weight '" + name + "' is shared with another node";
+    writer_nodes_.insert(n);
+    b_.writers.push_back(std::move(writer));
+    Enqueue(conv.output(0));
+    return "";
+  }
+
+  // Where `v` comes from, and every node that reads it.
+  std::string Visit(const std::string& v) {
+    if (index_.IsGraphOutput(v)) return "its channels reach the graph output '" + v + "'";
+    const int p = index_.Producer(v);
+    if (p < 0) return "its channels also come from the graph input '" + v + "' (joined with it)";
+    const ::onnx::NodeProto& from = graph_.node(p);
+    if (IsAiOnnx(from) && from.op_type() == "Conv") {
+      if (std::string why = AddWriter(p); !why.empty()) return why;
+    } else if (IsJoin(from, index_)) {
+      Enqueue(from.input(0));
+      Enqueue(from.input(1));
+    } else {
+      if (std::string why = Through(p); !why.empty())
+        return "its channels come from " + NodeLabel(from) + ": " + why;
+      for (const std::string& in : from.input())
+        if (!in.empty() && !index_.Initializer(in)) Enqueue(in);
+    }
+    for (int u : index_.Consumers(v)) {
+      const ::onnx::NodeProto& node = graph_.node(u);
+      const std::string& op = node.op_type();
+      if (IsAiOnnx(node) && op == "Conv") {
+        if (writer_nodes_.count(u) && node.input(0) != v) continue;  // our own writer reading something else
+        if (std::string why = AddConvReader(u, v); !why.empty()) return why;
+      } else if (IsAiOnnx(node) && (op == "Flatten" || op == "Reshape") && node.input(0) == v) {
+        if (std::string why = AddLinearReader(u, v); !why.empty()) return why;
+      } else if (IsJoin(node, index_)) {
+        Enqueue(node.output(0));
+      } else {
+        if (std::string why = Through(u); !why.empty()) return "its channels reach " + NodeLabel(node) + ": " + why;
+        Enqueue(node.output(0));
+      }
+    }
+    return "";
+  }
+
+  std::string AddConvReader(int u, const std::string& v) {
+    const ::onnx::NodeProto& node = graph_.node(u);
+    const ::onnx::TensorProto* nw = index_.Initializer(node.input_size() > 1 ? node.input(1) : "");
+    if (node.input(0) != v || !nw || nw->data_type() != ::onnx::TensorProto::FLOAT)
+      return "the next Conv " + NodeLabel(node) + " does not read the channels by a constant weight";
+    if (IntAttr(node, "group", 1) != 1 || nw->dims_size() < 2 || nw->dims(1) != b_.channels)
+      return "the next Conv " + NodeLabel(node) + " is grouped (its input channels are tied to its output's)";
+    for (const auto& r : b_.readers)
+      if (r.node == u) return "";
+    ChannelReaderLayer r;
+    r.kind = ChannelReader::kConv;
+    r.node = u;
+    r.value = v;
+    r.weight = node.input(1);
+    if (std::string why = ReadWindow(node, *nw, &r.window); !why.empty())
+      return "the next Conv " + NodeLabel(node) + ": " + why;
+    if (node.input_size() > 2 && !node.input(2).empty()) {
+      if (!IsChannelVector(index_, node.input(2), nw->dims(0)))
+        return "the next Conv " + NodeLabel(node) + "'s bias is not a constant [Cout]";
+      r.bias = node.input(2);
+    }
+    for (const std::string& name : {r.weight, r.bias})
+      if (!name.empty() && !OwnedBy(index_, name)) return "weight '" + name + "' is shared with another node";
+    b_.readers.push_back(std::move(r));
+    return "";
+  }
+
+  std::string AddLinearReader(int u, const std::string& v) {
+    const ::onnx::NodeProto& node = graph_.node(u);
+    const std::string& op = node.op_type();
+    if (op == "Flatten" && IntAttr(node, "axis", 1) != 1) return NodeLabel(node) + " does not flatten from axis 1";
+    const std::string& flat = node.output(0);
+    const auto& readers = index_.Consumers(flat);
+    if (readers.size() != 1 || index_.IsGraphOutput(flat))
+      return "value '" + flat + "' after " + NodeLabel(node) + " is read by more than one layer";
+    const auto linear = AsLinear(graph_, index_, readers[0]);
+    if (!linear || graph_.node(readers[0]).input(0) != flat)
+      return NodeLabel(graph_.node(readers[0])) + " after " + NodeLabel(node) + " is not a Gemm or MatMul by a weight";
+    if (linear->in % b_.channels != 0)
+      return NodeLabel(graph_.node(readers[0])) + " reads " + std::to_string(linear->in) +
+             " columns, not a multiple of " + std::to_string(b_.channels) + " channels";
+    if (op == "Reshape") {
+      // Only a constant [N or 0 or -1, C x H x W] (x.view(-1, n) in torch): anything else may move channels.
+      const ::onnx::TensorProto* shape = index_.Initializer(node.input(1));
+      auto dims = shape ? ReadInt64Tensor(*shape) : Result<std::vector<int64_t>>(Status::InvalidArgument(""));
+      if (!dims.ok() || dims->size() != 2 || !((*dims)[1] == linear->in || ((*dims)[1] == -1 && (*dims)[0] == 0)))
+        return NodeLabel(node) + " does not reshape to [N, C x H x W] by a constant shape";
+    }
+    if (!OwnedBy(index_, linear->weight) || (!linear->bias.empty() && !OwnedBy(index_, linear->bias)))
+      return "the weights of " + NodeLabel(graph_.node(readers[0])) + " are shared with another node";
+    ChannelReaderLayer r;
+    r.kind = ChannelReader::kFlattenLinear;
+    r.node = readers[0];
+    r.value = v;
+    r.linear = *linear;
+    r.spatial = linear->in / b_.channels;
+    b_.readers.push_back(std::move(r));
+    return "";
+  }
+
+  const ::onnx::GraphProto& graph_;
+  const GraphIndex& index_;
+  ConvChannelBlock& b_;
+  std::set<std::string> values_;
+  std::vector<std::string> queue_;
+  std::set<int> writer_nodes_, channelwise_;
+};
 
 }  // namespace
 
 ConvChannelSearch FindConvChannelBlocks(const ::onnx::GraphProto& graph, const GraphIndex& index) {
   ConvChannelSearch search;
+  std::set<int> grouped;  // Convs already in a group (found or refused) as writers
   for (int i = 0; i < graph.node_size(); ++i) {
     const ::onnx::NodeProto& node = graph.node(i);
-    if (node.op_type() != "Conv" || !IsAiOnnx(node) || node.input_size() < 2) continue;
+    if (node.op_type() != "Conv" || !IsAiOnnx(node) || node.input_size() < 2 || grouped.count(i)) continue;
     ConvChannelBlock block;
-    const std::string why = Follow(graph, index, i, block);
+    GroupSearch group(graph, index, block);
+    const std::string why = group.Run(i);
+    grouped.insert(group.writers().begin(), group.writers().end());
     if (why == "-") continue;
     if (!why.empty()) {
       search.refused.push_back("node " + NodeLabel(node) + ": " + why);

@@ -42,40 +42,67 @@ TEST(FindConvChannelBlocksTest, FollowsBothConvsOfACnnToTheLayerThatReadsThem) {
   EXPECT_THAT(s.refused, IsEmpty());
   ASSERT_EQ(s.blocks.size(), 2u);
   const ConvChannelBlock& a = s.blocks[0];
-  EXPECT_EQ(a.weight, "w1");
-  EXPECT_EQ(a.bias, "b1");
+  ASSERT_EQ(a.writers.size(), 1u);
+  EXPECT_EQ(a.writers[0].weight, "w1");
+  EXPECT_EQ(a.writers[0].bias, "b1");
   EXPECT_EQ(a.channels, 8);
   EXPECT_THAT(a.per_channel, ElementsAre("bn_scale", "bn_bias", "bn_mean", "bn_var"));
-  EXPECT_EQ(a.value, "p1");  // after the BatchNormalization, the Relu and the MaxPool
-  EXPECT_EQ(a.reader, ChannelReader::kConv);
-  EXPECT_EQ(a.next_weight, "w2");
-  EXPECT_EQ(a.next_bias, "");
-  EXPECT_EQ(a.window.kernel_h, 3);
-  EXPECT_EQ(a.window.pads[0], 1);
+  ASSERT_EQ(a.readers.size(), 1u);
+  const ChannelReaderLayer& ra = a.readers[0];
+  EXPECT_EQ(ra.value, "p1");  // after the BatchNormalization, the Relu and the MaxPool
+  EXPECT_EQ(ra.kind, ChannelReader::kConv);
+  EXPECT_EQ(ra.weight, "w2");
+  EXPECT_EQ(ra.bias, "");
+  EXPECT_EQ(ra.window.kernel_h, 3);
+  EXPECT_EQ(ra.window.pads[0], 1);
+  EXPECT_EQ(ra.group(), 9);
   const ConvChannelBlock& b = s.blocks[1];
   EXPECT_EQ(b.channels, 6);
-  EXPECT_EQ(b.value, "r2");
-  EXPECT_EQ(b.reader, ChannelReader::kFlattenLinear);
-  EXPECT_EQ(b.spatial, 16);
-  EXPECT_EQ(b.linear.weight, "g");
-  EXPECT_EQ(b.linear.bias, "gb");
-  EXPECT_TRUE(b.linear.transposed);
+  ASSERT_EQ(b.readers.size(), 1u);
+  const ChannelReaderLayer& rb = b.readers[0];
+  EXPECT_EQ(rb.value, "r2");
+  EXPECT_EQ(rb.kind, ChannelReader::kFlattenLinear);
+  EXPECT_EQ(rb.spatial, 16);
+  EXPECT_EQ(rb.linear.weight, "g");
+  EXPECT_EQ(rb.linear.bias, "gb");
+  EXPECT_TRUE(rb.linear.transposed);
 }
 
-TEST(FindConvChannelBlocksTest, RefusesJoinsGroupsAndSecondReadersByName) {
-  // A residual join: the first Conv's channels added to another branch's.
+TEST(FindConvChannelBlocksTest, AResidualStreamIsOneGroupOfItsWritersAndReaders) {
+  ConvChannelSearch s = FindChannels(testing::ResidualModel());
+  EXPECT_THAT(s.refused, IsEmpty());
+  ASSERT_EQ(s.blocks.size(), 2u);
+  // The stream: the stem and the block's last Conv write it; the block's first Conv and the head read it.
+  const ConvChannelBlock& stream = s.blocks[0];
+  ASSERT_EQ(stream.writers.size(), 2u);
+  EXPECT_EQ(stream.writers[0].weight, "stem_w");
+  EXPECT_EQ(stream.writers[1].weight, "b_w");
+  ASSERT_EQ(stream.readers.size(), 2u);
+  EXPECT_EQ(stream.readers[0].weight, "a_w");
+  EXPECT_EQ(stream.readers[0].value, "s");
+  EXPECT_EQ(stream.readers[1].kind, ChannelReader::kFlattenLinear);
+  EXPECT_EQ(stream.readers[1].value, "out");
+  // The block's inner channels: its first Conv writes them, its last reads them.
+  const ConvChannelBlock& inner = s.blocks[1];
+  ASSERT_EQ(inner.writers.size(), 1u);
+  EXPECT_EQ(inner.writers[0].weight, "a_w");
+  ASSERT_EQ(inner.readers.size(), 1u);
+  EXPECT_EQ(inner.readers[0].weight, "b_w");
+}
+
+TEST(FindConvChannelBlocksTest, RefusesWhatMixesChannelsByName) {
+  // Channels joined with the graph's input: nothing to remove them from there.
   ::onnx::ModelProto m = CnnModel();
   Node(m, "relu1")->set_input(0, "joined");
-  testing::AddNode(m.mutable_graph(), "Add", {"n1", "c1"}, {"joined"})->set_name("residual");
-  ConvChannelSearch s = FindChannels(m);
-  EXPECT_THAT(s.refused, ElementsAre(AllOf(HasSubstr("'conv1' (Conv)"), HasSubstr("read by 2 nodes"))));
-
-  m = CnnModel();
-  Node(m, "relu1")->set_input(0, "joined");
   testing::AddNode(m.mutable_graph(), "Add", {"n1", "x"}, {"joined"})->set_name("residual");
+  ConvChannelSearch s = FindChannels(m);
+  EXPECT_THAT(s.refused, ElementsAre(AllOf(HasSubstr("'conv1' (Conv)"), HasSubstr("the graph input 'x'"))));
+
+  // A Concat moves the channels to other places.
+  m = CnnModel();
+  testing::AddNode(m.mutable_graph(), "Concat", {"r1", "r1"}, {"cat"})->set_name("cat");
   s = FindChannels(m);
-  EXPECT_THAT(s.refused, ElementsAre(AllOf(HasSubstr("'conv1' (Conv)"), HasSubstr("'residual' (Add)"),
-                                           HasSubstr("residual join"))));
+  EXPECT_THAT(s.refused, ElementsAre(AllOf(HasSubstr("'conv1' (Conv)"), HasSubstr("reach 'cat' (Concat)"))));
 
   // A grouped Conv cannot lose output channels on its own; the Conv before it cannot lose what it reads.
   m = CnnModel(8, 8);
@@ -130,10 +157,10 @@ TEST(ConvPatchesTest, PatchesTimesTheWeightIsTheConv) {
 
 class PruneConvTest : public ::testing::Test {
  protected:
-  std::string WriteImages(const std::string& name) {
+  std::string WriteImages(const std::string& name, int64_t samples = 192) {
     // More samples than the Gemm after the Flatten has columns (8 channels x 16): fewer would let the refit match
     // the calibration rows exactly and nothing else.
-    std::vector<NamedTensor> arrays{{"x", testing::RandomTensor({192, 1, 8, 8}, 9, -1, 1)}};
+    std::vector<NamedTensor> arrays{{"x", testing::RandomTensor({samples, 1, 8, 8}, 9, -1, 1)}};
     std::string path = dir_.File(name);
     EXPECT_TRUE(WriteNpz(path, arrays, false).ok());
     return path;
@@ -194,6 +221,29 @@ TEST_F(PruneConvTest, HalvesEachConvOfARedundantCnnAndKeepsItsOutput) {
   for (const auto& p : pruned.metadata_props())
     if (p.key() == "hone.prune") described = p.value().find("conv-channels: ratio=0.5 multiple=2 kept=8/16") != std::string::npos;
   EXPECT_TRUE(described);
+}
+
+// A residual stream with a redundant half: its channels go from the stem and the block's last Conv alike, the
+// block's first Conv and the head are refitted over the same kept channels, and the output is unchanged.
+TEST_F(PruneConvTest, HalvesAResidualStreamAndTheBlockInsideIt) {
+  const ::onnx::ModelProto source = testing::ResidualModel(true);
+  ::onnx::ModelProto pruned = source;
+  // More samples than the head keeps columns (4 channels x 64).
+  auto s = PruneModel(&pruned, Options(WriteImages("cal.npz", 640), 0.5, 2));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_THAT(s->refused, IsEmpty());
+  ASSERT_EQ(s->blocks.size(), 2u);
+  EXPECT_EQ(s->blocks[0].up_node, "stem (+1 Convs writing the same channels)");
+  EXPECT_EQ(s->blocks[0].down_node, "a (+1 more reading them)");
+  for (const auto& b : s->blocks) {
+    EXPECT_EQ(b.kept, 4);
+    EXPECT_LT(b.relative_error, 1e-7) << b.up_node;
+  }
+  EXPECT_THAT(testing::InitializerDims(pruned, "stem_w"), ElementsAre(4, 1, 3, 3));
+  EXPECT_THAT(testing::InitializerDims(pruned, "a_w"), ElementsAre(4, 4, 3, 3));
+  EXPECT_THAT(testing::InitializerDims(pruned, "b_w"), ElementsAre(4, 4, 3, 3));
+  EXPECT_THAT(testing::InitializerDims(pruned, "head_w"), ElementsAre(10, 4 * 64));
+  ExpectSameOutputs(source, pruned, {5, 1, 8, 8}, 1e-4);
 }
 
 TEST_F(PruneConvTest, ChannelsRoundToTheMultipleAndTheDefaultIsThisCpusBlock) {

@@ -8,42 +8,79 @@ namespace hone::onnx {
 namespace {
 constexpr int64_t kBatchRows = 256;  // rows per rank update: large enough for a blocked product
 
-// The `keep` units (neurons, or heads: `group` consecutive rows each) to keep, ascending, chosen greedily as Optimal
-// Brain Surgeon does for whole rows (Hassibi and Stork 1993; structured, as in Kwon et al. 2022 and SparseGPT):
-// with H = (G + ridge)^-1 over the rows still kept, removing unit u (rows g) and letting the others compensate costs
-// tr(W_g' (H_gg)^-1 W_g) of output energy; the cheapest goes, the others' weights take up what it did, and H is
-// updated for the smaller set. Unlike ranking by E[h_j^2] |W_j|^2 once, this sees that a unit whose work another
-// can take over is cheap to remove however large it is. On all-MiniLM-L6-v2 at a quarter of the feed-forward
-// neurons it kept embeddings closer (cosine 0.989 against 0.987).
-std::vector<int64_t> SelectUnits(const Eigen::MatrixXd& gram, Eigen::MatrixXd w, int64_t keep, int64_t group,
-                                 bool has_bias, double ridge) {
-  const int64_t f = gram.rows() - 1;
-  const int64_t units = f / group;
+// One layer's least-squares system as the selection sees it: W = [weight; bias] (the bias row zero without a bias)
+// and H = (G + ridge)^-1 over the rows still kept, updated as units go.
+struct SelectionSystem {
+  Eigen::MatrixXd w, h;
+  Eigen::MatrixXd gram;  // the moments, for the energy fallback
+  int64_t group = 1;
+  double energy = 1;  // tr(W' G W): the layer's output energy, so that each layer's cost counts as a share of it
+};
+
+SelectionSystem MakeSystem(const UnitSystem& u, double ridge) {
+  SelectionSystem s;
+  const int64_t f = u.gram->rows() - 1;
+  const bool has_bias = !u.bias.empty();
+  s.w = Eigen::MatrixXd::Zero(f + 1, u.out);
+  for (int64_t j = 0; j < f; ++j)
+    for (int64_t o = 0; o < u.out; ++o) s.w(j, o) = u.weight[static_cast<size_t>(j * u.out + o)];
+  if (has_bias)
+    for (int64_t o = 0; o < u.out; ++o) s.w(f, o) = u.bias[static_cast<size_t>(o)];
+  s.energy = (s.w.transpose() * *u.gram * s.w).trace();
+  if (!(s.energy > 0)) s.energy = 1;
   // The constant column takes part only with a bias; without one it is left out of the system entirely.
   const Eigen::Index n = has_bias ? f + 1 : f;
-  Eigen::MatrixXd a = gram.topLeftCorner(n, n);
-  a.diagonal().head(f).array() += ridge * gram.diagonal().head(f).mean();
-  Eigen::MatrixXd h = a.ldlt().solve(Eigen::MatrixXd::Identity(n, n));
-  w.conservativeResize(n, Eigen::NoChange);
+  Eigen::MatrixXd a = u.gram->topLeftCorner(n, n);
+  a.diagonal().head(f).array() += ridge * u.gram->diagonal().head(f).mean();
+  s.h = a.ldlt().solve(Eigen::MatrixXd::Identity(n, n));
+  s.w.conservativeResize(n, Eigen::NoChange);
+  s.gram = *u.gram;
+  s.group = u.group;
+  return s;
+}
+
+}  // namespace
+
+// The `keep` units to keep, ascending, chosen greedily as Optimal Brain Surgeon does for whole rows (Hassibi and
+// Stork 1993; structured, as in Kwon et al. 2022 and SparseGPT): with H = (G + ridge)^-1 over the rows still kept,
+// removing unit u (rows g) and letting the others compensate costs tr(W_g' (H_gg)^-1 W_g) of a layer's output
+// energy; the cheapest goes, the others' weights take up what it did, and H is updated for the smaller set. Unlike
+// ranking by E[h_j^2] |W_j|^2 once, this sees that a unit whose work another can take over is cheap to remove
+// however large it is. On all-MiniLM-L6-v2 at a quarter of the feed-forward neurons it kept embeddings closer
+// (cosine 0.989 against 0.987). When several layers read the units (the readers of a residual stream's channels),
+// a unit's cost is the sum over them of its cost as a share of each layer's output energy.
+std::vector<int64_t> SelectUnitsJoint(const std::vector<UnitSystem>& layers, int64_t keep, double ridge) {
+  std::vector<SelectionSystem> systems;
+  for (const UnitSystem& u : layers) systems.push_back(MakeSystem(u, ridge));
+  const int64_t units = (layers.front().gram->rows() - 1) / layers.front().group;
   std::vector<bool> alive(static_cast<size_t>(units), true);
   for (int64_t removed = 0; removed < units - keep; ++removed) {
     int64_t best = -1;
     double best_cost = std::numeric_limits<double>::infinity();
     for (int64_t u = 0; u < units; ++u) {
       if (!alive[static_cast<size_t>(u)]) continue;
-      const Eigen::Index g = u * group;
-      Eigen::LLT<Eigen::MatrixXd> block(h.block(g, g, group, group));
-      if (block.info() != Eigen::Success) continue;
-      const double cost = (w.middleRows(g, group).transpose() * block.solve(w.middleRows(g, group))).trace();
-      if (cost < best_cost) best_cost = cost, best = u;
+      double cost = 0;
+      bool solvable = true;
+      for (const SelectionSystem& s : systems) {
+        const Eigen::Index g = u * s.group;
+        Eigen::LLT<Eigen::MatrixXd> block(s.h.block(g, g, s.group, s.group));
+        if (block.info() != Eigen::Success) {
+          solvable = false;
+          break;
+        }
+        cost += (s.w.middleRows(g, s.group).transpose() * block.solve(s.w.middleRows(g, s.group))).trace() / s.energy;
+      }
+      if (solvable && cost < best_cost) best_cost = cost, best = u;
     }
     if (best < 0) break;  // numerically exhausted: the rest are chosen by their remaining energy below
-    const Eigen::Index g = best * group;
-    Eigen::LLT<Eigen::MatrixXd> block(h.block(g, g, group, group));
-    const Eigen::MatrixXd columns = h.middleCols(g, group);                 // H[:, g]
-    w -= columns * block.solve(w.middleRows(g, group));                     // the others take up its work
-    h -= columns * block.solve(columns.transpose());                        // H for the smaller set
-    w.middleRows(g, group).setZero();
+    for (SelectionSystem& s : systems) {
+      const Eigen::Index g = best * s.group;
+      Eigen::LLT<Eigen::MatrixXd> block(s.h.block(g, g, s.group, s.group));
+      const Eigen::MatrixXd columns = s.h.middleCols(g, s.group);   // H[:, g]
+      s.w -= columns * block.solve(s.w.middleRows(g, s.group));    // the others take up its work
+      s.h -= columns * block.solve(columns.transpose());           // H for the smaller set
+      s.w.middleRows(g, s.group).setZero();
+    }
     alive[static_cast<size_t>(best)] = false;
   }
   std::vector<int64_t> kept;
@@ -53,7 +90,9 @@ std::vector<int64_t> SelectUnits(const Eigen::MatrixXd& gram, Eigen::MatrixXd w,
     // Only when the inverse broke down: drop the remaining surplus by energy, least first.
     auto energy = [&](int64_t u) {
       double e = 0;
-      for (int64_t j = u * group; j < (u + 1) * group; ++j) e += gram(j, j) * w.row(j).squaredNorm();
+      for (const SelectionSystem& s : systems)
+        for (int64_t j = u * s.group; j < (u + 1) * s.group; ++j)
+          e += s.gram(j, j) * s.w.row(j).squaredNorm() / s.energy;
       return e;
     };
     std::stable_sort(kept.begin(), kept.end(), [&](int64_t x, int64_t y) { return energy(x) > energy(y); });
@@ -63,7 +102,6 @@ std::vector<int64_t> SelectUnits(const Eigen::MatrixXd& gram, Eigen::MatrixXd w,
   return kept;
 }
 
-}  // namespace
 
 HiddenMoments::HiddenMoments(int64_t width)
     : width_(width),
@@ -99,8 +137,8 @@ Eigen::MatrixXd HiddenMoments::Gram() const {
   return g.selfadjointView<Eigen::Lower>();
 }
 
-Refit SelectAndRefit(const Eigen::MatrixXd& gram, std::span<const float> weight, int64_t out,
-                     std::span<const float> bias, int64_t keep, double ridge, int64_t group) {
+Refit RefitUnits(const Eigen::MatrixXd& gram, std::span<const float> weight, int64_t out, std::span<const float> bias,
+                 const std::vector<int64_t>& kept, double ridge, int64_t group) {
   const int64_t f = gram.rows() - 1;
   const bool has_bias = !bias.empty();
   // W = [W2; b2] (the bias row zero without a bias, so that the same products hold).
@@ -111,9 +149,8 @@ Refit SelectAndRefit(const Eigen::MatrixXd& gram, std::span<const float> weight,
     for (int64_t o = 0; o < out; ++o) w(f, o) = bias[static_cast<size_t>(o)];
 
   Refit refit;
-  refit.kept = SelectUnits(gram, w, keep, group, has_bias, ridge);
-  const int64_t rows = keep * group;  // the kept units' rows of the weight
-
+  refit.kept = kept;
+  const int64_t rows = static_cast<int64_t>(kept.size()) * group;  // the kept units' rows of the weight
   // The fit's columns: the kept units' rows, and the constant when there is a bias.
   std::vector<int64_t> cols;
   for (int64_t u : refit.kept)
@@ -152,6 +189,12 @@ Refit SelectAndRefit(const Eigen::MatrixXd& gram, std::span<const float> weight,
     for (int64_t o = 0; o < out; ++o) refit.bias[static_cast<size_t>(o)] = static_cast<float>(x(rows, o));
   }
   return refit;
+}
+
+Refit SelectAndRefit(const Eigen::MatrixXd& gram, std::span<const float> weight, int64_t out,
+                     std::span<const float> bias, int64_t keep, double ridge, int64_t group) {
+  const std::vector<int64_t> kept = SelectUnitsJoint({UnitSystem{&gram, weight, out, bias, group}}, keep, ridge);
+  return RefitUnits(gram, weight, out, bias, kept, ridge, group);
 }
 
 }  // namespace hone::onnx

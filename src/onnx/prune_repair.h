@@ -47,8 +47,27 @@ struct Refit {
   double relative_error_unrepaired = 0;  // the same keeping the original rows of W2 and b2
 };
 
-// `gram` from HiddenMoments; `weight` [F, out] row-major; `bias` [out] or empty (then the fit has no intercept
-// either). The rows come in units of `group` consecutive rows (1: a neuron each; an attention head's size: a head
+// One layer that reads the units: its moments (HiddenMoments::Gram), its weight [F, out] row-major and bias [out]
+// (empty: none, and no intercept either), `group` rows of the weight per unit (F = units x group). Borrowed.
+struct UnitSystem {
+  const Eigen::MatrixXd* gram = nullptr;
+  std::span<const float> weight;
+  int64_t out = 0;
+  std::span<const float> bias;
+  int64_t group = 1;
+};
+
+// The `keep` units to keep (ascending) of the units every layer in `layers` reads (the same count in each), chosen
+// one removal at a time by Optimal Brain Surgeon's cost summed over the layers, each as a share of that layer's
+// output energy.
+std::vector<int64_t> SelectUnitsJoint(const std::vector<UnitSystem>& layers, int64_t keep, double ridge);
+
+// The least-squares refit of one layer over the units `kept` (ascending): its new weight and bias, and the errors.
+Refit RefitUnits(const Eigen::MatrixXd& gram, std::span<const float> weight, int64_t out, std::span<const float> bias,
+                 const std::vector<int64_t>& kept, double ridge, int64_t group = 1);
+
+// SelectUnitsJoint for one layer, then RefitUnits. `gram` from HiddenMoments; `weight` [F, out] row-major; `bias`
+// [out] or empty (then the fit has no intercept either). The rows come in units of `group` consecutive rows (1: a neuron each; an attention head's size: a head
 // each, F = heads x group); keeps `keep` of the F / group units (1 <= keep).
 Refit SelectAndRefit(const Eigen::MatrixXd& gram, std::span<const float> weight, int64_t out,
                      std::span<const float> bias, int64_t keep, double ridge, int64_t group = 1);

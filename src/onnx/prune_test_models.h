@@ -206,3 +206,50 @@ inline ::onnx::ModelProto CnnModel(int64_t c1 = 8, int64_t c2 = 8, bool duplicat
 }
 
 }  // namespace hone::onnx::testing
+
+namespace hone::onnx::testing {
+
+// A residual block as torch.onnx writes a ResNet's (BatchNorms folded into the Convs): x [N, 1, 8, 8] -> stem Conv
+// 1->8 3x3 pad 1 -> Relu -> s; a = Relu(Conv 8->8 (s)); t = Conv 8->8 (a) + s; out = Relu(t) -> Flatten -> Gemm
+// (transB, [10, 8 x 64]) -> y. With `duplicate_half`, every Conv's channels 4..7 repeat 0..3 (filters and biases),
+// so the stream and the block's inner channels can each lose half with the readers refitted exactly.
+inline ::onnx::ModelProto ResidualModel(bool duplicate_half = false) {
+  auto m = EmptyModel("resnet");
+  auto* g = m.mutable_graph();
+  SetTensorType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"N", 1, 8, 8});
+  SetTensorType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"N", 10});
+  auto rows = [&](int64_t channels, int64_t per, uint32_t seed, float low, float high) {
+    auto v = RandomValues(static_cast<size_t>(channels * per), seed, low, high);
+    if (duplicate_half)
+      for (int64_t c = channels / 2; c < channels; ++c)
+        for (int64_t j = 0; j < per; ++j)
+          v[static_cast<size_t>(c * per + j)] = v[static_cast<size_t>((c - channels / 2) * per + j)];
+    return v;
+  };
+  SetValues(AddRandomInitializer(g, "stem_w", {8, 1, 3, 3}, 91), rows(8, 9, 91, -1, 1));
+  SetValues(AddRandomInitializer(g, "stem_b", {8}, 92), rows(8, 1, 92, -0.3f, 0.3f));
+  SetValues(AddRandomInitializer(g, "a_w", {8, 8, 3, 3}, 93), rows(8, 72, 93, -0.4f, 0.4f));
+  SetValues(AddRandomInitializer(g, "a_b", {8}, 94), rows(8, 1, 94, -0.3f, 0.3f));
+  SetValues(AddRandomInitializer(g, "b_w", {8, 8, 3, 3}, 95), rows(8, 72, 95, -0.4f, 0.4f));
+  SetValues(AddRandomInitializer(g, "b_b", {8}, 96), rows(8, 1, 96, -0.3f, 0.3f));
+  AddRandomInitializer(g, "head_w", {10, 8 * 64}, 97, 0.1f);
+  AddRandomInitializer(g, "head_b", {10}, 98, 0.1f);
+  auto conv = [&](const std::string& name, const std::string& in, const std::string& out) {
+    auto* n = AddNode(g, "Conv", {in, name + "_w", name + "_b"}, {out});
+    n->set_name(name);
+    IntsAttribute(n, "pads", {1, 1, 1, 1});
+  };
+  conv("stem", "x", "stem_out");
+  AddNode(g, "Relu", {"stem_out"}, {"s"})->set_name("stem_relu");
+  conv("a", "s", "a_out");
+  AddNode(g, "Relu", {"a_out"}, {"a_relu"})->set_name("a_relu");
+  conv("b", "a_relu", "b_out");
+  AddNode(g, "Add", {"b_out", "s"}, {"t"})->set_name("residual");
+  AddNode(g, "Relu", {"t"}, {"out"})->set_name("out_relu");
+  AddNode(g, "Flatten", {"out"}, {"flat"})->set_name("flatten");
+  IntAttribute(AddNode(g, "Gemm", {"flat", "head_w", "head_b"}, {"y"}), "transB", 1);
+  g->mutable_node(g->node_size() - 1)->set_name("head");
+  return m;
+}
+
+}  // namespace hone::onnx::testing
