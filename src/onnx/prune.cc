@@ -312,6 +312,9 @@ Status PruneChannels(::onnx::GraphProto* graph, const GraphIndex& index, NameGen
       HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, node.input(2), 0, kept));
   }
   for (const std::string& p : b.per_channel) HONE_RETURN_IF_ERROR(KeepAlongAxis(graph, p, 0, kept));
+  for (int n : b.depthwise)
+    for (auto& a : *graph->mutable_node(n)->mutable_attribute())
+      if (a.name() == "group") a.set_i(keep);
   if (b.writers.size() > 1 || b.readers.size() > 1)
     done.up_node += fmt::format(" (+{} Convs writing the same channels)", b.writers.size() - 1),
         done.down_node += fmt::format(" (+{} more reading them)", b.readers.size() - 1);

@@ -36,6 +36,16 @@ std::string Channelwise(const ::onnx::NodeProto& node, const GraphIndex& index, 
   if (!IsAiOnnx(node)) return "not an ONNX operator hone follows";
   const std::string& op = node.op_type();
   if (kUnary.count(op)) return "";
+  if (op == "Conv") {
+    // Only a depthwise Conv over these channels gets here (the others write or read the group).
+    for (int i = 1; i < node.input_size() && i < 3; ++i) {
+      if (node.input(i).empty()) continue;
+      if (!OwnedBy(index, node.input(i))) return "its input '" + node.input(i) + "' is shared with another node";
+      if (i == 2 && !IsChannelVector(index, node.input(i), channels)) return "its bias is not a constant [C]";
+      per_channel->push_back(node.input(i));
+    }
+    return "";
+  }
   if (kPools.count(op)) {
     if (node.output_size() > 1 && !node.output(1).empty() &&
         (!index.Consumers(node.output(1)).empty() || index.IsGraphOutput(node.output(1))))
@@ -80,6 +90,15 @@ std::string ReadWindow(const ::onnx::NodeProto& node, const ::onnx::TensorProto&
   return "";
 }
 
+// A depthwise Conv over `channels` channels (group = C, weight [C, 1, ...]): each output channel reads only its own
+// input channel, so it is channelwise; its filters and bias entries go with the channel.
+bool IsDepthwise(const ::onnx::NodeProto& node, const GraphIndex& index, int64_t channels) {
+  if (!IsAiOnnx(node) || node.op_type() != "Conv" || node.input_size() < 2) return false;
+  const ::onnx::TensorProto* w = index.Initializer(node.input(1));
+  return w && w->data_type() == ::onnx::TensorProto::FLOAT && w->dims_size() >= 3 && w->dims(0) == channels &&
+         w->dims(1) == 1 && IntAttr(node, "group", 1) == channels && channels > 1;
+}
+
 // A node that joins two values elementwise (a residual Add, a squeeze-and-excitation Mul): with both operands
 // computed (not constants), each carries the same channels as the result.
 bool IsJoin(const ::onnx::NodeProto& node, const GraphIndex& index) {
@@ -100,6 +119,8 @@ class GroupSearch {
     const ::onnx::NodeProto& conv = graph_.node(start);
     const ::onnx::TensorProto* w = index_.Initializer(conv.input(1));
     if (!w || w->data_type() != ::onnx::TensorProto::FLOAT || w->dims_size() < 3) return "-";
+    // A depthwise Conv's channels are its input's: it goes with the group that writes those.
+    if (IsDepthwise(conv, index_, w->dims(0))) return "-";
     if (IntAttr(conv, "group", 1) != 1)
       return "group " + std::to_string(IntAttr(conv, "group", 1)) +
              ": a grouped or depthwise Conv's channels are tied to its input's";
@@ -128,7 +149,10 @@ class GroupSearch {
   std::string Through(int n) {
     std::vector<std::string> per_channel;
     if (std::string why = Channelwise(graph_.node(n), index_, b_.channels, &per_channel); !why.empty()) return why;
-    if (channelwise_.insert(n).second) b_.per_channel.insert(b_.per_channel.end(), per_channel.begin(), per_channel.end());
+    if (channelwise_.insert(n).second) {
+      b_.per_channel.insert(b_.per_channel.end(), per_channel.begin(), per_channel.end());
+      if (graph_.node(n).op_type() == "Conv") b_.depthwise.push_back(n);
+    }
     return "";
   }
 
@@ -158,7 +182,7 @@ class GroupSearch {
     const int p = index_.Producer(v);
     if (p < 0) return "its channels also come from the graph input '" + v + "' (joined with it)";
     const ::onnx::NodeProto& from = graph_.node(p);
-    if (IsAiOnnx(from) && from.op_type() == "Conv") {
+    if (IsAiOnnx(from) && from.op_type() == "Conv" && !IsDepthwise(from, index_, b_.channels)) {
       if (std::string why = AddWriter(p); !why.empty()) return why;
     } else if (IsJoin(from, index_)) {
       Enqueue(from.input(0));
@@ -172,7 +196,7 @@ class GroupSearch {
     for (int u : index_.Consumers(v)) {
       const ::onnx::NodeProto& node = graph_.node(u);
       const std::string& op = node.op_type();
-      if (IsAiOnnx(node) && op == "Conv") {
+      if (IsAiOnnx(node) && op == "Conv" && !(node.input(0) == v && IsDepthwise(node, index_, b_.channels))) {
         if (writer_nodes_.count(u) && node.input(0) != v) continue;  // our own writer reading something else
         if (std::string why = AddConvReader(u, v); !why.empty()) return why;
       } else if (IsAiOnnx(node) && (op == "Flatten" || op == "Reshape") && node.input(0) == v) {

@@ -1,8 +1,8 @@
 // Finding the output channels of Convs that can be removed, in a CNN as torch.onnx writes it. A channel group is
 // every value that carries the same channels, closed both ways: it starts at a Conv (group 1, its weight [C, Cin,
 // ...] an initializer) and goes on through nodes that treat each channel on its own (Relu and the other elementwise
-// activations, BatchNormalization, MaxPool/AveragePool and their global forms, arithmetic with a scalar constant)
-// and through joins of two such values (a residual Add, a squeeze-and-excitation Mul), back to every Conv that
+// activations, BatchNormalization, MaxPool/AveragePool and their global forms, arithmetic with a scalar constant, a
+// depthwise Conv: each of its channels reads only its own) and through joins of two such values (a residual Add, a squeeze-and-excitation Mul), back to every Conv that
 // writes into the join, and forward to every layer that mixes the channels again: a Conv (2-D, group 1; its input
 // channels go) or a Flatten (or a Reshape to [N, C x H x W]) into a Gemm or MatMul (the H x W columns of each
 // channel go). Removing channel c removes filter c of every Conv that writes the group (and its bias entry), its
@@ -12,8 +12,8 @@
 // readers) is another. The readers are refitted on calibration activations (prune_repair.h) over the channels kept,
 // which are chosen for all the readers together.
 //
-// Refused, naming the node: a Concat, a grouped or depthwise Conv, channels reaching a graph output or coming from
-// a graph input, MaxPool's indices read, a shared weight, anything else that mixes channels.
+// Refused, naming the node: a Concat, a grouped Conv (other than depthwise), channels reaching a graph output or
+// coming from a graph input, MaxPool's indices read, a shared weight, anything else that mixes channels.
 #pragma once
 
 #include <array>
@@ -66,7 +66,10 @@ struct ConvChannelBlock {
   int64_t channels = 0;                   // C
   std::vector<ChannelWriter> writers;     // in node order; the first names the group in reports
   std::vector<ChannelReaderLayer> readers;  // in node order
-  std::vector<std::string> per_channel;   // BatchNormalization's scale, B, mean and var on the way: [C] each
+  // Entries per channel on the way, sliced along axis 0: BatchNormalization's scale, B, mean and var ([C] each), a
+  // depthwise Conv's weight [C, 1, kh, kw] and bias [C].
+  std::vector<std::string> per_channel;
+  std::vector<int> depthwise;  // the depthwise Convs on the way: their group count becomes the channels kept
 };
 
 struct ConvChannelSearch {

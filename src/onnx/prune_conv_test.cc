@@ -246,6 +246,38 @@ TEST_F(PruneConvTest, HalvesAResidualStreamAndTheBlockInsideIt) {
   ExpectSameOutputs(source, pruned, {5, 1, 8, 8}, 1e-4);
 }
 
+// MobileNet's pattern: a depthwise Conv between the Conv that writes the channels and the one that reads them is
+// channelwise; its filters and bias entries go with the channels.
+TEST_F(PruneConvTest, ADepthwiseConvOnTheWayLosesTheSameChannels) {
+  ::onnx::ModelProto source = CnnModel(8, 8, true);
+  auto* g = source.mutable_graph();
+  std::vector<float> dw = testing::RandomValues(8 * 9, 101), dwb = testing::RandomValues(8, 102, -0.2f, 0.2f);
+  for (int c = 4; c < 8; ++c) {
+    for (int j = 0; j < 9; ++j) dw[static_cast<size_t>(c * 9 + j)] = dw[static_cast<size_t>((c - 4) * 9 + j)];
+    dwb[static_cast<size_t>(c)] = dwb[static_cast<size_t>(c - 4)];
+  }
+  testing::SetValues(testing::AddRandomInitializer(g, "dw_w", {8, 1, 3, 3}, 101), dw);
+  testing::SetValues(testing::AddRandomInitializer(g, "dw_b", {8}, 102), dwb);
+  auto* depthwise = testing::AddNode(g, "Conv", {"r1", "dw_w", "dw_b"}, {"d1"});
+  depthwise->set_name("depthwise");
+  testing::IntsAttribute(depthwise, "pads", {1, 1, 1, 1});
+  testing::IntAttribute(depthwise, "group", 8);
+  Node(source, "pool1")->set_input(0, "d1");
+  ConvChannelSearch found = FindChannels(source);
+  EXPECT_THAT(found.refused, IsEmpty());
+  ASSERT_EQ(found.blocks.size(), 2u);
+  EXPECT_THAT(found.blocks[0].per_channel, ::testing::Contains("dw_w"));
+
+  ::onnx::ModelProto pruned = source;
+  auto s = PruneModel(&pruned, Options(WriteImages("cal.npz"), 0.5, 2));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->blocks.size(), 2u);
+  EXPECT_THAT(testing::InitializerDims(pruned, "dw_w"), ElementsAre(4, 1, 3, 3));
+  EXPECT_THAT(testing::InitializerDims(pruned, "dw_b"), ElementsAre(4));
+  EXPECT_EQ(IntAttr(*Node(pruned, "depthwise"), "group", 0), 4);  // the group count follows the channels
+  ExpectSameOutputs(source, pruned, {5, 1, 8, 8}, 1e-4);
+}
+
 TEST_F(PruneConvTest, ChannelsRoundToTheMultipleAndTheDefaultIsThisCpusBlock) {
   ::onnx::ModelProto m = CnnModel(8, 8);
   auto s = PruneModel(&m, Options(WriteImages("cal.npz"), 0.25, 8));
