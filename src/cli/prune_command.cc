@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "base/progress.h"
@@ -45,6 +46,14 @@ void AddFlags(CLI::App& sub, PruneFlags& f) {
                  "share of each attention block's heads to remove, in [0, 1) (0: heads untouched)")
       ->capture_default_str();
   sub.add_option("--keep-multiple", o.keep_multiple, "round the neurons kept to a multiple of this")
+      ->capture_default_str();
+  sub.add_option("--allocation", o.allocation,
+                 "how the neurons kept are shared among feed-forward blocks: uniform (each keeps its share) or global "
+                 "(the same total, fewer where removing costs least)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, onnx::PruneOptions::Allocation>{{"uniform", onnx::PruneOptions::Allocation::kUniform},
+                                                                 {"global", onnx::PruneOptions::Allocation::kGlobal}},
+          CLI::ignore_case))
       ->capture_default_str();
   sub.add_option("--channel-multiple", o.channel_multiple,
                  "round the Conv channels kept to a multiple of this (0: ONNX Runtime's channel block on this CPU, "

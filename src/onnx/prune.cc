@@ -100,6 +100,7 @@ std::string DescribePruning(const PruneOptions& options, const PruneSummary& sum
   }
   std::string text = fmt::format("structure=ffn-neurons ratio={:g} kept={}/{} blocks={}", options.ratio, kept, width,
                                  summary.blocks_of(PrunedUnit::kNeuron));
+  if (options.allocation == PruneOptions::Allocation::kGlobal) text += " allocation=global";
   if (summary.blocks_of(PrunedUnit::kChannel) > 0)
     text += fmt::format(" conv-channels: ratio={:g} multiple={} kept={}/{} convs={}", options.ratio,
                         options.ChannelMultiple(), channels_kept, channels, summary.blocks_of(PrunedUnit::kChannel));
@@ -141,8 +142,8 @@ Status KeepColumnsOf(::onnx::GraphProto* graph, const GraphIndex& index, const s
 }
 
 Status PruneFeedForward(::onnx::GraphProto* graph, const GraphIndex& index, const FfnBlock& b,
-                        const HiddenMoments& moments, const PruneOptions& options, PruneSummary& summary) {
-  const int64_t keep = KeepCount(b.width, options);
+                        const HiddenMoments& moments, int64_t keep, const PruneOptions& options,
+                        PruneSummary& summary) {
   HONE_ASSIGN_OR_RETURN(LastLayer last, ReadLastLayer(index, b.down_weight, b.down_bias, b.down_transposed));
   const Refit refit = SelectAndRefit(moments.Gram(), last.weight, last.out, last.bias, keep, options.ridge);
   // The first layer's outputs: its weight's columns ([D, F]) or rows (a Gemm's [F, D]).
@@ -157,6 +158,62 @@ Status PruneFeedForward(::onnx::GraphProto* graph, const GraphIndex& index, cons
                    refit.relative_error, refit.relative_error_unrepaired};
   summary.blocks.push_back(std::move(done));
   return Status::Ok();
+}
+
+// tr(W' G W): the energy of the block's output over the calibration rows, in the model's units.
+double OutputEnergy(const Eigen::MatrixXd& gram, const LastLayer& l) {
+  const int64_t f = gram.rows() - 1;
+  Eigen::MatrixXd w = Eigen::MatrixXd::Zero(f + 1, l.out);
+  for (int64_t j = 0; j < f; ++j)
+    for (int64_t o = 0; o < l.out; ++o) w(j, o) = l.weight[static_cast<size_t>(j * l.out + o)];
+  if (!l.bias.empty())
+    for (int64_t o = 0; o < l.out; ++o) w(f, o) = l.bias[static_cast<size_t>(o)];
+  return (w.transpose() * gram * w).trace();
+}
+
+// --allocation global: the neurons each feed-forward block keeps, the same total as every block keeping its own
+// share would. Each block's removals, made one at a time down to `keep_multiple` as the choice within a block makes
+// them, cost the output energy they lose (in the model's units); then `keep_multiple` neurons at a time go from the
+// block whose next ones cost least.
+Result<std::vector<int64_t>> GlobalNeuronKeeps(const GraphIndex& index, const std::vector<FfnBlock>& ffn,
+                                               const std::vector<HiddenMoments>& moments, const PruneOptions& options) {
+  const int64_t m = options.keep_multiple;
+  std::vector<std::vector<double>> lost(ffn.size());  // lost[b][r]: what r removals from block b lose
+  std::vector<int64_t> keeps;
+  int64_t target = 0;
+  for (size_t b = 0; b < ffn.size(); ++b) {
+    target += KeepCount(ffn[b].width, options);
+    keeps.push_back(ffn[b].width);
+    HONE_ASSIGN_OR_RETURN(LastLayer last, ReadLastLayer(index, ffn[b].down_weight, ffn[b].down_bias,
+                                                        ffn[b].down_transposed));
+    const Eigen::MatrixXd gram = moments[b].Gram();
+    std::vector<double> costs;
+    SelectUnitsJoint({UnitSystem{&gram, last.weight, last.out, last.bias, 1}}, std::min(m, ffn[b].width),
+                     options.ridge, &costs);
+    lost[b].assign(1, 0.0);
+    // The costs come as shares of the block's own output; back in the model's units they compare across blocks:
+    // every block adds its output to the same residual stream (as shares, a small block's loss looked cheap and
+    // the choice was worse: on all-MiniLM-L6-v2 at 0.25, cosine 0.9859 and recall@10 0.846 against 0.9906 and 0.885).
+    const double energy = OutputEnergy(gram, last);
+    for (double c : costs) lost[b].push_back(lost[b].back() + c * energy);
+  }
+  auto removed = [&](size_t b) { return ffn[b].width - keeps[b]; };
+  int64_t total = 0;
+  for (int64_t k : keeps) total += k;
+  while (total > target) {
+    size_t best = ffn.size();
+    double best_cost = 0;
+    for (size_t b = 0; b < ffn.size(); ++b) {
+      const int64_t next = removed(b) + m;
+      if (keeps[b] - m < m || next >= static_cast<int64_t>(lost[b].size())) continue;
+      const double cost = lost[b][static_cast<size_t>(next)] - lost[b][static_cast<size_t>(removed(b))];
+      if (best == ffn.size() || cost < best_cost) best = b, best_cost = cost;
+    }
+    if (best == ffn.size()) break;  // every block at its floor
+    keeps[best] -= m;
+    total -= m;
+  }
+  return keeps;
 }
 
 int64_t HeadKeepCount(int64_t heads, const PruneOptions& o) {
@@ -466,6 +523,11 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
 
   GraphIndex index(*graph);
   NameGenerator names(*model);
+  std::vector<int64_t> neuron_keeps;
+  for (const auto& b : ffn) neuron_keeps.push_back(KeepCount(b.width, options));
+  if (options.allocation == PruneOptions::Allocation::kGlobal && ffn.size() > 1) {
+    HONE_ASSIGN_OR_RETURN(neuron_keeps, GlobalNeuronKeeps(index, ffn, moments, options));
+  }
   for (size_t i = 0; i < moments.size(); ++i) {
     const bool is_ffn = i < ffn.size(), is_conv = i >= first_conv;
     const int last = is_ffn    ? ffn[i].down
@@ -478,7 +540,7 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
                                              block, mo.nonfinite_rows()));
     if (mo.rows() == 0) return Status::InvalidArgument(data + " gave no usable activation rows for block '" + block + "'");
     const int64_t channels = is_conv ? conv[reader_of[i - first_conv].first].channels : 0;
-    const int64_t rows_needed = is_ffn    ? KeepCount(ffn[i].width, options)
+    const int64_t rows_needed = is_ffn    ? neuron_keeps[i]
                                 : is_conv ? ChannelKeepCount(channels, options) * (mo.width() / channels)
                                           : mo.width();
     if (mo.rows() < rows_needed)
@@ -486,7 +548,7 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
           "block '{}': {} calibration rows for {} kept values: the refit leans on its ridge term; give more samples",
           block, mo.rows(), rows_needed));
     if (is_ffn)
-      HONE_RETURN_IF_ERROR(PruneFeedForward(graph, index, ffn[i], mo, options, summary));
+      HONE_RETURN_IF_ERROR(PruneFeedForward(graph, index, ffn[i], mo, neuron_keeps[i], options, summary));
     else if (!is_conv)
       HONE_RETURN_IF_ERROR(PruneHeads(graph, index, names, attention[i - ffn.size()], mo, options, summary));
   }

@@ -26,6 +26,13 @@ struct PruneOptions {
   // the two shares is above 0.
   double head_ratio = 0;
   int64_t keep_multiple = 16;
+  // How the neurons kept are shared among the feed-forward blocks. kUniform: each keeps (1 - ratio) of its own.
+  // kGlobal: the same total, moved to where removing costs least: each block's removals are ranked by the output
+  // energy they lose once the others compensate (Optimal Brain Surgeon's cost, as the choice within a block), in
+  // the model's units, since every block adds its output to the same residual stream; `keep_multiple` neurons at a
+  // time go from the block whose next ones cost least.
+  enum class Allocation { kUniform, kGlobal };
+  Allocation allocation = Allocation::kUniform;
   // 0: ONNX Runtime's NCHWc channel block on this CPU (ChannelBlock()): its fast Conv kernels work on blocks of 16
   // channels with AVX-512 and 8 with AVX2, and a Conv whose channels are not a whole number of blocks leaves them
   // (measured on the Fashion-MNIST CNN, AVX-512: 32 -> 24 channels ran 0.83x, 32 -> 16 1.34x).

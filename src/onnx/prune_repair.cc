@@ -49,7 +49,8 @@ SelectionSystem MakeSystem(const UnitSystem& u, double ridge) {
 // however large it is. On all-MiniLM-L6-v2 at a quarter of the feed-forward neurons it kept embeddings closer
 // (cosine 0.989 against 0.987). When several layers read the units (the readers of a residual stream's channels),
 // a unit's cost is the sum over them of its cost as a share of each layer's output energy.
-std::vector<int64_t> SelectUnitsJoint(const std::vector<UnitSystem>& layers, int64_t keep, double ridge) {
+std::vector<int64_t> SelectUnitsJoint(const std::vector<UnitSystem>& layers, int64_t keep, double ridge,
+                                      std::vector<double>* removal_costs) {
   std::vector<SelectionSystem> systems;
   for (const UnitSystem& u : layers) systems.push_back(MakeSystem(u, ridge));
   const int64_t units = (layers.front().gram->rows() - 1) / layers.front().group;
@@ -73,6 +74,7 @@ std::vector<int64_t> SelectUnitsJoint(const std::vector<UnitSystem>& layers, int
       if (solvable && cost < best_cost) best_cost = cost, best = u;
     }
     if (best < 0) break;  // numerically exhausted: the rest are chosen by their remaining energy below
+    if (removal_costs) removal_costs->push_back(best_cost);
     for (SelectionSystem& s : systems) {
       const Eigen::Index g = best * s.group;
       Eigen::LLT<Eigen::MatrixXd> block(s.h.block(g, g, s.group, s.group));

@@ -59,8 +59,10 @@ struct UnitSystem {
 
 // The `keep` units to keep (ascending) of the units every layer in `layers` reads (the same count in each), chosen
 // one removal at a time by Optimal Brain Surgeon's cost summed over the layers, each as a share of that layer's
-// output energy.
-std::vector<int64_t> SelectUnitsJoint(const std::vector<UnitSystem>& layers, int64_t keep, double ridge);
+// output energy. With `removal_costs`, each removal's cost in the order made (as a share of the output energy; the
+// sum of the first r is what r removals lose once the others compensate, before the ridge).
+std::vector<int64_t> SelectUnitsJoint(const std::vector<UnitSystem>& layers, int64_t keep, double ridge,
+                                      std::vector<double>* removal_costs = nullptr);
 
 // The least-squares refit of one layer over the units `kept` (ascending): its new weight and bias, and the errors.
 Refit RefitUnits(const Eigen::MatrixXd& gram, std::span<const float> weight, int64_t out, std::span<const float> bias,

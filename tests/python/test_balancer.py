@@ -67,7 +67,11 @@ def test_rolling_restart_behind_haproxy_fails_no_request(hone_bin, repo, tmp_pat
         assert requests > 0, out
         assert errors == 0, f"{errors} of {requests} requests failed through the balancer during the restarts " \
                             f"({first}):\n{balancer.log()}"
-        assert bench.returncode == 0, out
+        # What this proves is that no request failed. Two restarts inside a 12-window run put their tail into some
+        # windows, so on a loaded machine bench may call the point UNSTABLE (exit 1, p99 spread over the 100%
+        # tolerance): that is the restarts seen, not a failure. Any other exit is.
+        unstable_only = bench.returncode == 1 and "some points were unstable" in out
+        assert bench.returncode == 0 or unstable_only, out
         assert max(restarts) < 30, restarts
         for r in replicas:
             assert "drained after" in r.log(), r.log()
