@@ -547,7 +547,11 @@ Result<PruneSummary> PruneModel(::onnx::ModelProto* model, const PruneOptions& o
       summary.warnings.push_back(fmt::format(
           "block '{}': {} calibration rows for {} kept values: the refit leans on its ridge term; give more samples",
           block, mo.rows(), rows_needed));
-    if (is_ffn)
+    if (is_ffn && neuron_keeps[i] >= ffn[i].width)
+      summary.refused.push_back(fmt::format("node '{}' (MatMul): --allocation global keeps all {} neurons (removing "
+                                            "them costs more than in the other blocks)",
+                                            block, ffn[i].width));
+    else if (is_ffn)
       HONE_RETURN_IF_ERROR(PruneFeedForward(graph, index, ffn[i], mo, neuron_keeps[i], options, summary));
     else if (!is_conv)
       HONE_RETURN_IF_ERROR(PruneHeads(graph, index, names, attention[i - ffn.size()], mo, options, summary));

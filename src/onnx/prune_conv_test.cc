@@ -355,3 +355,64 @@ TEST_F(PruneConvTest, AGemmReluGemmHiddenLayerLosesNeurons) {
 
 }  // namespace
 }  // namespace hone::onnx
+
+namespace hone::onnx {
+namespace {
+
+// Two feed-forward blocks in a row, the first with a redundant half (its neurons 8..15 repeat 0..7, their W2 rows a
+// hundredth), the second without: --allocation global takes the removals from the first, uniform from both.
+::onnx::ModelProto TwoBlocks() {
+  auto m = testing::EmptyModel("two");
+  auto* g = m.mutable_graph();
+  testing::SetTensorType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"N", 4});
+  testing::SetTensorType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"N", 4});
+  auto w1 = testing::RandomValues(4 * 16, 111), w2 = testing::RandomValues(16 * 4, 112);
+  for (int r = 0; r < 4; ++r)
+    for (int j = 8; j < 16; ++j) w1[static_cast<size_t>(r * 16 + j)] = w1[static_cast<size_t>(r * 16 + j - 8)];
+  for (int j = 8; j < 16; ++j)
+    for (int o = 0; o < 4; ++o) w2[static_cast<size_t>(j * 4 + o)] = 0.01f * w2[static_cast<size_t>((j - 8) * 4 + o)];
+  testing::SetValues(testing::AddRandomInitializer(g, "A1", {4, 16}, 111), w1);
+  testing::SetValues(testing::AddRandomInitializer(g, "A2", {16, 4}, 112), w2);
+  testing::AddRandomInitializer(g, "B1", {4, 16}, 113);
+  testing::AddRandomInitializer(g, "B2", {16, 4}, 114);
+  testing::AddNode(g, "MatMul", {"x", "A1"}, {"a"})->set_name("a_up");
+  testing::AddNode(g, "Relu", {"a"}, {"ar"})->set_name("a_relu");
+  testing::AddNode(g, "MatMul", {"ar", "A2"}, {"h"})->set_name("a_down");
+  testing::AddNode(g, "MatMul", {"h", "B1"}, {"b"})->set_name("b_up");
+  testing::AddNode(g, "Relu", {"b"}, {"br"})->set_name("b_relu");
+  testing::AddNode(g, "MatMul", {"br", "B2"}, {"y"})->set_name("b_down");
+  return m;
+}
+
+TEST(PruneAllocationTest, GlobalTakesTheRemovalsWhereTheyCostLeast) {
+  testing::TempDir dir;
+  const std::string data = dir.File("x.npz");
+  std::vector<NamedTensor> arrays{{"x", testing::RandomTensor({256, 4}, 7, -1, 1)}};
+  ASSERT_TRUE(WriteNpz(data, arrays, false).ok());
+  PruneOptions o;
+  o.ratio = 0.25;
+  o.keep_multiple = 4;
+  o.calibration_inputs.data_path = data;
+  o.calibration_threads = 1;
+  ::onnx::ModelProto uniform = TwoBlocks(), global = TwoBlocks();
+  auto u = PruneModel(&uniform, o);
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  ASSERT_EQ(u->blocks.size(), 2u);
+  EXPECT_EQ(u->blocks[0].kept, 12);
+  EXPECT_EQ(u->blocks[1].kept, 12);
+  o.allocation = PruneOptions::Allocation::kGlobal;
+  auto g = PruneModel(&global, o);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_EQ(g->blocks.size(), 1u);
+  EXPECT_EQ(g->blocks[0].down_node, "a_down");
+  EXPECT_EQ(g->blocks[0].kept, 8);  // the redundant half goes; the same total, 24 of 32
+  EXPECT_LT(g->blocks[0].relative_error, 1e-4);
+  EXPECT_THAT(g->refused, ::testing::Contains(HasSubstr("'b_down' (MatMul): --allocation global keeps all 16 neurons")));
+  bool described = false;
+  for (const auto& p : global.metadata_props())
+    if (p.key() == "hone.prune") described = p.value().find("allocation=global") != std::string::npos;
+  EXPECT_TRUE(described);
+}
+
+}  // namespace
+}  // namespace hone::onnx
