@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <iostream>
-#include <map>
 #include <memory>
 
 #include "base/progress.h"
@@ -27,6 +26,7 @@ struct PruneFlags {
   std::string model, output;
   onnx::PruneOptions options;
   double target_speedup = 0;  // 0: --ratio says the share
+  std::string allocation = "uniform";
   VariantFlags verify;
 };
 
@@ -47,13 +47,10 @@ void AddFlags(CLI::App& sub, PruneFlags& f) {
       ->capture_default_str();
   sub.add_option("--keep-multiple", o.keep_multiple, "round the neurons kept to a multiple of this")
       ->capture_default_str();
-  sub.add_option("--allocation", o.allocation,
+  sub.add_option("--allocation", f.allocation,
                  "how the neurons kept are shared among feed-forward blocks: uniform (each keeps its share) or global "
                  "(the same total, fewer where removing costs least)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, onnx::PruneOptions::Allocation>{{"uniform", onnx::PruneOptions::Allocation::kUniform},
-                                                                 {"global", onnx::PruneOptions::Allocation::kGlobal}},
-          CLI::ignore_case))
+      ->check(CLI::IsMember({"uniform", "global"}))
       ->capture_default_str();
   sub.add_option("--channel-multiple", o.channel_multiple,
                  "round the Conv channels kept to a multiple of this (0: ONNX Runtime's channel block on this CPU, "
@@ -154,6 +151,8 @@ int Run(PruneFlags& f) {
     return kExitUsage;
   };
   f.options.calibration_threads = f.verify.intra_op_threads;
+  f.options.allocation = f.allocation == "global" ? onnx::PruneOptions::Allocation::kGlobal
+                                                  : onnx::PruneOptions::Allocation::kUniform;
   if (Status s = f.options.Validate(); !s.ok()) return fail(s);
   if (Status s = RouteReports({{"--json", f.verify.json_path}},
                               {f.model, f.output, f.verify.data.data_path, f.options.calibration_inputs.data_path});
