@@ -1,17 +1,14 @@
 #include "harness/prune_search.h"
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "base/scratch_dir.h"
 #include "harness/speed_comparison.h"
 #include "onnx/prune.h"
 
 namespace hone::harness {
-namespace fs = std::filesystem;
 namespace {
 
 // "channels 16/32, neurons 32/64, heads 8/12": the units a pruned model kept, summed per kind.
@@ -31,24 +28,6 @@ std::string KeptCounts(const onnx::PruneSummary& s) {
   return text;
 }
 
-// A directory of its own under the system's temp directory, removed with everything in it.
-class SearchDir {
- public:
-  SearchDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() / fmt::format("hone_prune_search_{}_{}", ::getpid(), counter++);
-    fs::create_directories(path_);
-  }
-  ~SearchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
 }  // namespace
 
 Status PruneSearchSettings::Validate() const {
@@ -66,7 +45,7 @@ Status PruneSearchSettings::Validate() const {
 
 Result<PruneSearchResult> SearchPruneRatio(const PruneSearchSettings& settings) {
   HONE_RETURN_IF_ERROR(settings.Validate());
-  SearchDir dir;
+  ScratchDir dir("hone_prune_search");
   PruneSearchResult result;
   std::string previous_kept;
   if (settings.progress) settings.progress->Start(settings.ratios.size());

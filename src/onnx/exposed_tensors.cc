@@ -1,13 +1,10 @@
 #include "onnx/exposed_tensors.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <filesystem>
 
 #include <fmt/format.h>
 
+#include "base/scratch_dir.h"
 #include "onnx/graph_index.h"
 #include "onnx/graph_io.h"
 #include "onnx/onnx_pb.h"
@@ -15,29 +12,6 @@
 #include "runtime/session.h"
 
 namespace hone::onnx {
-namespace fs = std::filesystem;
-namespace {
-
-// A private directory under the system temp dir for the augmented model, removed on destruction.
-class ScratchDir {
- public:
-  ScratchDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("hone_activations_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-}  // namespace
 
 ::onnx::ModelProto ExposeTensors(const ::onnx::ModelProto& model, const std::vector<std::string>& tensors) {
   ::onnx::ModelProto augmented = model;
@@ -53,7 +27,7 @@ class ScratchDir {
 
 Result<ExposedRunInfo> RunExposed(const ::onnx::ModelProto& model, const std::vector<std::string>& tensors,
                                   const ExposedRun& run, const ExposedVisitor& visit) {
-  ScratchDir scratch;
+  ScratchDir scratch("hone_activations");  // the augmented model, removed when the runs are done
   const std::string path = scratch.File("exposed.onnx");
   HONE_RETURN_IF_ERROR(WriteModel(ExposeTensors(model, tensors), path));
   runtime::SessionOptions session_options;

@@ -158,6 +158,17 @@ inline ::onnx::ModelProto AttentionBlockModel(bool duplicate_head = false) {
 
 namespace hone::onnx::testing {
 
+// Random values of a [channels, per] tensor; with `duplicate_half`, rows channels/2.. repeat the first half.
+inline std::vector<float> ChannelRows(int64_t channels, int64_t per, uint32_t seed, float low, float high,
+                                      bool duplicate_half) {
+  auto v = RandomValues(static_cast<size_t>(channels * per), seed, low, high);
+  if (duplicate_half)
+    for (int64_t c = channels / 2; c < channels; ++c)
+      for (int64_t j = 0; j < per; ++j)
+        v[static_cast<size_t>(c * per + j)] = v[static_cast<size_t>((c - channels / 2) * per + j)];
+  return v;
+}
+
 // A small CNN as torch.onnx writes one: x [N, 1, 8, 8] -> Conv 1->c1 3x3 pad 1 (bias) -> BatchNormalization ->
 // Relu -> MaxPool 2 -> Conv c1->c2 3x3 pad 1 (no bias) -> Relu -> Flatten -> Gemm (transB, [10, c2 x 16], bias)
 // -> y [N, 10]. With `duplicate_half`, the second half of each Conv's output channels repeats the first half (the
@@ -168,14 +179,8 @@ inline ::onnx::ModelProto CnnModel(int64_t c1 = 8, int64_t c2 = 8, bool duplicat
   auto* g = m.mutable_graph();
   SetTensorType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"N", 1, 8, 8});
   SetTensorType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"N", 10});
-  // Values of a [channels, per] tensor whose rows channels/2.. repeat the first half when `duplicate_half`.
   auto values = [&](int64_t channels, int64_t per, uint32_t seed, float low, float high) {
-    auto v = RandomValues(static_cast<size_t>(channels * per), seed, low, high);
-    if (duplicate_half)
-      for (int64_t c = channels / 2; c < channels; ++c)
-        for (int64_t j = 0; j < per; ++j)
-          v[static_cast<size_t>(c * per + j)] = v[static_cast<size_t>((c - channels / 2) * per + j)];
-    return v;
+    return ChannelRows(channels, per, seed, low, high, duplicate_half);
   };
   SetValues(AddRandomInitializer(g, "w1", {c1, 1, 3, 3}, 71), values(c1, 9, 71, -1, 1));
   SetValues(AddRandomInitializer(g, "b1", {c1}, 72), values(c1, 1, 72, -0.5f, 0.5f));
@@ -219,12 +224,7 @@ inline ::onnx::ModelProto ResidualModel(bool duplicate_half = false) {
   SetTensorType(g->add_input(), "x", ::onnx::TensorProto::FLOAT, {"N", 1, 8, 8});
   SetTensorType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"N", 10});
   auto rows = [&](int64_t channels, int64_t per, uint32_t seed, float low, float high) {
-    auto v = RandomValues(static_cast<size_t>(channels * per), seed, low, high);
-    if (duplicate_half)
-      for (int64_t c = channels / 2; c < channels; ++c)
-        for (int64_t j = 0; j < per; ++j)
-          v[static_cast<size_t>(c * per + j)] = v[static_cast<size_t>((c - channels / 2) * per + j)];
-    return v;
+    return ChannelRows(channels, per, seed, low, high, duplicate_half);
   };
   SetValues(AddRandomInitializer(g, "stem_w", {8, 1, 3, 3}, 91), rows(8, 9, 91, -1, 1));
   SetValues(AddRandomInitializer(g, "stem_b", {8}, 92), rows(8, 1, 92, -0.3f, 0.3f));
