@@ -104,6 +104,16 @@ TEST(FindConvChannelBlocksTest, RefusesWhatMixesChannelsByName) {
   s = FindChannels(m);
   EXPECT_THAT(s.refused, ElementsAre(AllOf(HasSubstr("'conv1' (Conv)"), HasSubstr("reach 'cat' (Concat)"))));
 
+  // A spatial attention map (one channel) multiplied into the channels is not the same channels: refused, not
+  // followed as a join.
+  m = CnnModel();
+  testing::AddRandomInitializer(m.mutable_graph(), "att_w", {1, 8, 1, 1}, 121);
+  testing::AddNode(m.mutable_graph(), "Conv", {"r1", "att_w"}, {"att"})->set_name("att_conv");
+  testing::AddNode(m.mutable_graph(), "Mul", {"r1", "att"}, {"gated"})->set_name("gate");
+  Node(m, "pool1")->set_input(0, "gated");
+  s = FindChannels(m);
+  EXPECT_THAT(s.refused, ::testing::Contains(AllOf(HasSubstr("'conv1' (Conv)"), HasSubstr("'att_conv' (Conv)"))));
+
   // A grouped Conv cannot lose output channels on its own; the Conv before it cannot lose what it reads.
   m = CnnModel(8, 8);
   testing::IntAttribute(Node(m, "conv2"), "group", 2);
