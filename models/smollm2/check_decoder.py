@@ -144,13 +144,18 @@ def reference_from_onnx(model, eps, theta, f64):
     p = "model.layers"
     w = {"embed": inits["model.embed_tokens.weight"], "norm": inits["model.norm.weight"],
          "lm_head": inits["lm_head.weight"].T}
-    names = {"attn_norm": "input_layernorm", "q": "self_attn.q_proj", "k": "self_attn.k_proj",
-             "v": "self_attn.v_proj", "o": "self_attn.o_proj", "ffn_norm": "post_attention_layernorm",
-             "gate": "mlp.gate_proj", "up": "mlp.up_proj", "down": "mlp.down_proj"}
+    names = {"attn_norm": "input_layernorm", "o": "self_attn.o_proj", "ffn_norm": "post_attention_layernorm",
+             "down": "mlp.down_proj"}
     for i in range(layers):
         for k, n in names.items():
             a = inits[f"{p}.{i}.{n}.weight"]
             w[f"{i}.{k}"] = a.T if a.ndim == 2 else a
+        # packed: q, k, v side by side in qkv_proj ([hidden, (heads + 2 kv_heads) hs]), gate and up in gate_up_proj
+        qkv = inits[f"{p}.{i}.self_attn.qkv_proj.weight"]
+        kv_width = kv_heads * hs
+        q_width = qkv.shape[1] - 2 * kv_width
+        w[f"{i}.q"], w[f"{i}.k"], w[f"{i}.v"] = (a.T for a in np.split(qkv, [q_width, q_width + kv_width], axis=1))
+        w[f"{i}.gate"], w[f"{i}.up"] = (a.T for a in np.split(inits[f"{p}.{i}.mlp.gate_up_proj.weight"], 2, axis=1))
     w = {k: v.astype(f64) for k, v in w.items()}
     heads = w["0.q"].shape[0] // hs
     print(f"reference: the model's own initializers, {layers} layers, {heads}/{kv_heads} heads, eps {eps:g}, "
