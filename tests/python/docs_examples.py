@@ -9,7 +9,7 @@ next command, are what it prints. run_block() runs the block's commands in one b
   - numbers match any number, runs of spaces match any run of spaces (timings, sizes and dates change);
   - a shown line "..." stands for lines left out, and a shown line ending in "..." matches any line that starts the
     same way;
-  - a command must exit 0, unless its line says otherwise in a comment: "# exits 2".
+  - a command must exit 0, unless its line says otherwise in a comment: "# exits 2", "# exits 0 or 1".
 
 A block may carry tags after "console": `long` (more than about a minute) and `server` (starts a server on the
 default ports); test_docs.py runs the untagged ones in scripts/test, scripts/check-docs-examples runs them all.
@@ -42,7 +42,7 @@ def doc_files():
 class Step:
     command: str          # as typed, continuation lines included
     shown: list           # the lines the page shows after it
-    exit_code: int = 0
+    exit_codes: tuple = (0,)  # what the page allows ("# exits 2", "# exits 0 or 1")
 
 
 @dataclasses.dataclass
@@ -114,8 +114,9 @@ def parse_blocks(path):
             while not command_complete(command) and j < len(body):
                 command += "\n" + body[j]
                 j += 1
-            exits = re.search(r"#\s*exits (\d+)", command)
-            steps.append(Step(command, [], int(exits.group(1)) if exits else 0))
+            exits = re.search(r"#\s*exits (\d+)(?: or (\d+))?", command)
+            codes = tuple(int(c) for c in exits.groups() if c) if exits else (0,)
+            steps.append(Step(command, [], codes))
         blocks.append(Block(path, start, tags, steps))
     return blocks
 
@@ -191,8 +192,9 @@ def run_block(block, timeout):
         if k not in codes:
             problems.append(f"{block.name}: `{first}` did not finish (the block stopped before it)")
             break
-        if codes[k] != step.exit_code:
-            problems.append(f"{block.name}: `{first}` exited {codes[k]}, the page says {step.exit_code}; it printed:\n"
+        if codes[k] not in step.exit_codes:
+            problems.append(f"{block.name}: `{first}` exited {codes[k]}, the page says "
+                            f"{' or '.join(map(str, step.exit_codes))}; it printed:\n"
                             f"{outputs.get(k, '')[-2000:]}")
             continue
         missing = match_output(step.shown, outputs.get(k, ""))
