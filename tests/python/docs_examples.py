@@ -18,6 +18,7 @@ import dataclasses
 import os
 import re
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -163,20 +164,30 @@ def run_block(block, timeout):
     with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as f:
         f.write("\n".join(script) + "\n")
     env = dict(os.environ, COLUMNS="120", LC_ALL="C.UTF-8")
-    proc = subprocess.Popen(["bash", f.name], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            cwd=ROOT, env=env, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        return [f"{block.name}: still running after {timeout} s; output so far:\n{out[-2000:]}"]
-    finally:
-        os.unlink(f.name)
+    # Output to a file, not a pipe: a server the block left running would hold a pipe open after bash has ended.
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(["bash", f.name], stdout=log, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env,
+                                start_new_session=True)
+        timed_out = False
         try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            os.unlink(f.name)
+            for sig in (signal.SIGTERM, signal.SIGKILL):  # whatever the block left behind, in its process group
+                try:
+                    os.killpg(proc.pid, sig)
+                except ProcessLookupError:
+                    break
+                time.sleep(1)
+            proc.wait()
+        log.seek(0)
+        out = log.read()
+    if timed_out:
+        return [f"{block.name}: still running after {timeout} s; output so far:\n{out[-2000:]}"]
+    if "server" in block.tags:
+        _wait_ports_free((8000, 8001, 8002), 60)  # a stopped server drains first; the next block needs its ports
     problems = []
     parts = out.split(f"\n{STEP_MARK} ")
     outputs, codes, current = {}, {}, None
@@ -201,6 +212,16 @@ def run_block(block, timeout):
         if missing:
             problems.append(f"{block.name}: `{first}` printed no {missing}; it printed:\n{outputs.get(k, '')[-3000:]}")
     return problems
+
+
+def _wait_ports_free(ports, seconds):
+    deadline = time.monotonic() + seconds
+    for port in ports:
+        while time.monotonic() < deadline:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) != 0:
+                    break
+            time.sleep(0.2)
 
 
 def _quote(s):
