@@ -153,7 +153,8 @@ def match_output(shown, got):
 
 def run_block(block, timeout):
     """Runs the block's commands in one bash from the root; returns a list of problems (empty: the block holds)."""
-    script = ["cd " + _quote(ROOT)]
+    # the pages' examples write into out/ (ignored by git), and cli.md asks for `mkdir -p out` once, first
+    script = ["cd " + _quote(ROOT), "mkdir -p out"]
     for k, step in enumerate(block.steps):
         script.append(f"printf '\\n{STEP_MARK} {k}\\n'")
         script.append(step.command)
