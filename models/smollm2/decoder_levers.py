@@ -43,27 +43,12 @@ QUANTIZE = "--mode weight-only --bits 4 --block-offset --exclude-nodes logits_no
 QUANTIZE_HEAD = "--mode weight-only --bits 8 --nodes logits_node --accuracy-level 4"
 
 
-def io_specs(cfg, gqa):
-    hs, nkv = cfg.head_size, cfg.kv_heads
-    inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"]),
-              helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "total_sequence"])]
-    if not gqa:
-        inputs.append(helper.make_tensor_value_info("position_ids", TensorProto.INT64, ["batch", "sequence"]))
-    inputs.append(helper.make_tensor_value_info("num_logits_to_keep", TensorProto.INT64, []))
-    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", "kept", cfg.vocab])]
-    for i in range(cfg.layers):
-        for kind in ("key", "value"):
-            inputs.append(helper.make_tensor_value_info(f"past_key_values.{i}.{kind}", TensorProto.FLOAT,
-                                                        ["batch", nkv, "past_sequence", hs]))
-            outputs.append(helper.make_tensor_value_info(f"present.{i}.{kind}", TensorProto.FLOAT,
-                                                         ["batch", nkv, "total_sequence", hs]))
-    return inputs, outputs
-
-
-def build_variant(cfg, w, packed, gqa):
+def build_variant(cfg, w, packed, gqa, io):
+    """io: the inputs and outputs of build_decoder's graph (the gqa graph drops position_ids)."""
     g = bd.Graph()
     hs, nh, nkv, f32 = cfg.head_size, cfg.heads, cfg.kv_heads, np.float32
-    inputs, outputs = io_specs(cfg, gqa)
+    inputs = [i for i in io[0] if not (gqa and i.name == "position_ids")]
+    outputs = list(io[1])
     c = {k: g.const(np.array(v, np.int64), k) for k, v in {
         "one": 1, "zero": 0, "axes1": [1], "axes2": [2], "axes12": [1, 2], "one_1d": [1],
         "q_shape": [0, 0, nh, hs], "kv_shape": [0, 0, nkv, hs], "q_group_shape": [0, nkv, -1, hs],
@@ -216,11 +201,15 @@ def main():
     args = ap.parse_args()
     cfg, w, _ = bd.read_gguf(args.gguf, os.path.basename(args.gguf))
     paths = {}
-    for name in ("separate", "packed", "gqa"):
+    io = None
+    for name in ("packed", "separate", "gqa"):  # packed first: its inputs and outputs are the others' too
         src = os.path.join(args.work, name, "float.onnx")
         os.makedirs(os.path.dirname(src), exist_ok=True)
-        model = bd.build_model(cfg, w) if name == "packed" else build_variant(cfg, w, packed=name == "gqa",
-                                                                                  gqa=name == "gqa")
+        if name == "packed":
+            model = bd.build_model(cfg, w)
+            io = (list(model.graph.input), list(model.graph.output))
+        else:
+            model = build_variant(cfg, w, packed=name == "gqa", gqa=name == "gqa", io=io)
         bd.write_atomic(src, model.SerializeToString())
         paths[name] = quantize(args.hone, src, os.path.join(args.work, name))
         os.remove(src)
@@ -234,7 +223,8 @@ def main():
           f"{args.rounds} rounds x {args.runs} steps, variants alternating; ms per step, median (range), ratio to "
           f"separate (above 1 is faster)")
     rng = np.random.default_rng(0)
-    sessions = {n: session(p, args.threads) for n, p in paths.items()}
+    order = ("separate", "packed", "gqa")
+    sessions = {n: session(paths[n], args.threads) for n in order}
     for batch in (int(b) for b in args.batches.split(",")):
         f = {n: feeds(s, batch, args.past, rng) for n, s in sessions.items()}
         for n, s in sessions.items():
@@ -253,8 +243,8 @@ def main():
             for n, t in times.items()), flush=True)
     del sessions
     print("profile at batch 1 (ONNX Runtime's profiler, 20 steps): kernel ms per step by op type, the top 8")
-    for n, p in paths.items():
-        s = session(p, args.threads, os.path.join(args.work, n, "profile"))
+    for n in order:
+        s = session(paths[n], args.threads, os.path.join(args.work, n, "profile"))
         f = feeds(s, 1, args.past, rng)
         for _ in range(20):
             s.run(None, f)
