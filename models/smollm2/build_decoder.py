@@ -105,8 +105,10 @@ class Graph:
         return self.init(self.name(hint), np.asarray(array))
 
 
-def build_model(cfg, w):
-    """w: FP32 numpy arrays, Hugging Face layout and RoPE (rotate_half), linear weights as [in, out]:
+def build_model(cfg, w, packed=True):
+    """packed=False writes the graph before packing (q, k, v, gate and up each a MatMul, RMSNorm in the Mul form ONNX
+    Runtime leaves unfused), for decoder_levers.py to measure against.
+    w: FP32 numpy arrays, Hugging Face layout and RoPE (rotate_half), linear weights as [in, out]:
     embed [vocab, hidden], lm_head [hidden, vocab], norm [hidden], and for each layer i the keys
     f"{i}.attn_norm", "q" [hidden, heads*hs], "k"/"v" [hidden, kv*hs], "o" [heads*hs, hidden], "ffn_norm",
     "gate"/"up" [hidden, inter], "down" [inter, hidden]."""
@@ -188,7 +190,8 @@ def build_model(cfg, w):
         return g.op("Add", [g.op("Mul", [x, cos], "rope_xc"), g.op("Mul", [rot, sin], "rope_rs")], "rope")
 
     def rms_norm(x, weight_name, weight):
-        sq = g.op("Pow", [x, c_two], "rms_sq")  # Pow, not Mul: ONNX Runtime fuses this form into one kernel
+        # Pow, not Mul: ONNX Runtime fuses this form into one kernel
+        sq = g.op("Pow", [x, c_two], "rms_sq") if packed else g.op("Mul", [x, x], "rms_sq")
         mean = g.op("ReduceMean", [sq], "rms_mean", axes=[-1], keepdims=1)
         std = g.op("Sqrt", [g.op("Add", [mean, c_eps], "rms_add")], "rms_std")
         normed = g.op("Div", [x, std], "rms_div")
@@ -205,8 +208,11 @@ def build_model(cfg, w):
         # products (after hone quantize, fewer MatMulNBits and block-offset corrections) made a decode step 1.05x
         # to 1.11x faster (models/smollm2/decoder_levers.py); quantization blocks run along the input, so packing
         # changes none of them.
-        qkv = linear(x, f"{p}.self_attn.qkv_proj.weight", np.concatenate([w[f"{i}.q"], w[f"{i}.k"], w[f"{i}.v"]], 1))
-        q, k, v = split(qkv, c_qkv_split, 3)  # [B, S, nh*hs], [B, S, nkv*hs] x 2
+        if packed:
+            qkv = linear(x, f"{p}.self_attn.qkv_proj.weight", np.concatenate([w[f"{i}.q"], w[f"{i}.k"], w[f"{i}.v"]], 1))
+            q, k, v = split(qkv, c_qkv_split, 3)  # [B, S, nh*hs], [B, S, nkv*hs] x 2
+        else:
+            q, k, v = (linear(x, f"{p}.self_attn.{n}_proj.weight", w[f"{i}.{n}"]) for n in "qkv")
         q = g.op("Transpose", [g.op("Reshape", [q, c_q_shape], "q_r")], "q_t", perm=[0, 2, 1, 3])  # [B, nh, S, hs]
         k = g.op("Transpose", [g.op("Reshape", [k, c_kv_shape], "k_r")], "k_t", perm=[0, 2, 1, 3])  # [B, nkv, S, hs]
         v = g.op("Transpose", [g.op("Reshape", [v, c_kv_shape], "v_r")], "v_t", perm=[0, 2, 1, 3])
@@ -224,8 +230,11 @@ def build_model(cfg, w):
         ctx = g.op("Reshape", [g.op("Transpose", [ctx], "ctx_t", perm=[0, 2, 1, 3]), c_merge_shape], "ctx_merged")
         h = g.op("Add", [h, linear(ctx, f"{p}.self_attn.o_proj.weight", w[f"{i}.o"])], "attn_residual")
         x = rms_norm(h, f"{p}.post_attention_layernorm.weight", w[f"{i}.ffn_norm"])
-        gate_up = linear(x, f"{p}.mlp.gate_up_proj.weight", np.concatenate([w[f"{i}.gate"], w[f"{i}.up"]], 1))
-        gate, up = split(gate_up, c_inter_split, 2)
+        if packed:
+            gate_up = linear(x, f"{p}.mlp.gate_up_proj.weight", np.concatenate([w[f"{i}.gate"], w[f"{i}.up"]], 1))
+            gate, up = split(gate_up, c_inter_split, 2)
+        else:
+            gate, up = (linear(x, f"{p}.mlp.{n}_proj.weight", w[f"{i}.{n}"]) for n in ("gate", "up"))
         act = g.op("Mul", [gate, g.op("Sigmoid", [gate], "silu_sig")], "silu")
         h = g.op("Add", [h, linear(g.op("Mul", [act, up], "gated"), f"{p}.mlp.down_proj.weight", w[f"{i}.down"])],
                  "mlp_residual")

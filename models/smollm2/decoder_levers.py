@@ -3,8 +3,9 @@
 scripts/test: about five minutes). Three graphs of the same GGUF weights, each made INT4 the way scripts/compare-llm
 makes hone's variant (hone quantize: 4-bit blocks with each block's minimum, lm_head at 8 bits, accuracy level 4):
 
-  separate  the graph build_decoder.py wrote before 2026-12-06: attention in standard ONNX ops (mask, RoPE, Concat
-            of past and new keys, MatMul, Where, Softmax, MatMul), q, k, v, gate and up each their own MatMul,
+  separate  build_decoder.build_model(packed=False), the graph it wrote before 2026-12-06: attention in standard
+            ONNX ops (mask, RoPE, Concat of past and new keys, MatMul, Where, Softmax, MatMul), q, k, v, gate and up
+            each their own MatMul,
             RMSNorm as Mul/ReduceMean/Add/Sqrt/Div/Mul (which ONNX Runtime leaves unfused)
   packed    build_decoder.py's graph now: the same attention; q, k and v from one MatMul and gate and up from one
             (weights side by side: blocks run along the input, so quantization sees the same blocks), RMSNorm
@@ -43,107 +44,54 @@ QUANTIZE = "--mode weight-only --bits 4 --block-offset --exclude-nodes logits_no
 QUANTIZE_HEAD = "--mode weight-only --bits 8 --nodes logits_node --accuracy-level 4"
 
 
-def build_variant(cfg, w, packed, gqa, io):
-    """io: the inputs and outputs of build_decoder's graph (the gqa graph drops position_ids)."""
+def build_gqa(cfg, w, io):
+    """build_decoder's packed graph with GroupQueryAttention and SkipSimplifiedLayerNormalization; io: the inputs and
+    outputs of build_decoder's graph (position_ids dropped: GroupQueryAttention derives positions from the mask)."""
     g = bd.Graph()
     hs, nh, nkv, f32 = cfg.head_size, cfg.heads, cfg.kv_heads, np.float32
-    inputs = [i for i in io[0] if not (gqa and i.name == "position_ids")]
-    outputs = list(io[1])
+    inputs = [i for i in io[0] if i.name != "position_ids"]
     c = {k: g.const(np.array(v, np.int64), k) for k, v in {
-        "one": 1, "zero": 0, "axes1": [1], "axes2": [2], "axes12": [1, 2], "one_1d": [1],
-        "q_shape": [0, 0, nh, hs], "kv_shape": [0, 0, nkv, hs], "q_group_shape": [0, nkv, -1, hs],
-        "q_heads_shape": [0, nh, -1, hs], "merge_shape": [0, 0, nh * hs], "half": [hs // 2, hs // 2],
-        "tile": [1, 1, nh // nkv, 1], "qkv_split": [nh * hs, nkv * hs, nkv * hs],
-        "inter_split": [cfg.intermediate, cfg.intermediate], "keep_end": [np.iinfo(np.int64).max]}.items()}
+        "one": 1, "axes1": [1], "one_1d": [1], "inter_split": [cfg.intermediate, cfg.intermediate],
+        "keep_end": [np.iinfo(np.int64).max]}.items()}
     two, eps = g.const(np.array(2.0, f32), "two"), g.const(np.array(cfg.eps, f32), "eps")
-    inv_freq = (1.0 / (cfg.theta ** (np.arange(0, hs, 2, dtype=np.float64) / hs))).astype(f32)
 
     def linear(x, name, weight):
         return g.op("MatMul", [x, g.init(name, weight.astype(f32))], name.replace(".", "_") + "_out")
 
-    def split(x, sizes, n):
-        outs = [g.name("part") for _ in range(n)]
-        g.nodes.append(helper.make_node("Split", [x, sizes], outs, name=outs[0] + "_node", axis=-1))
-        return outs
-
-    def rms_norm(x, name, weight):  # the Pow form ONNX Runtime fuses into SimplifiedLayerNormalization
-        sq = g.op("Pow", [x, two], "rms_sq") if packed else g.op("Mul", [x, x], "rms_sq")
-        mean = g.op("ReduceMean", [sq], "rms_mean", axes=[-1], keepdims=1)
-        std = g.op("Sqrt", [g.op("Add", [mean, eps], "rms_add")], "rms_std")
-        return g.op("Mul", [g.op("Div", [x, std], "rms_div"), g.init(name, weight.astype(f32))], "rms_out")
-
     def add_norm(h, delta, name, weight):  # (norm(h + delta), h + delta)
-        if not gqa:
-            total = g.op("Add", [h, delta], "residual")
-            return rms_norm(total, name, weight), total
         out, total = g.name("skip_norm"), g.name("residual")
         g.nodes.append(helper.make_node("SkipSimplifiedLayerNormalization", [h, delta, g.init(name, weight.astype(f32))],
                                         [out, "", "", total], name=out + "_node", domain=MS, epsilon=cfg.eps))
         return out, total
 
-    if gqa:
-        ones = g.op("ReduceSum", ["attention_mask", c["axes1"]], "mask_ones", keepdims=0)
-        seqlens_k = g.op("Cast", [g.op("Sub", [ones, c["one"]], "seqlens64")], "seqlens_k", to=TensorProto.INT32)
-        width = g.op("Gather", [g.op("Shape", ["attention_mask"], "mask_shape"), c["one"]], "width", axis=0)
-        total_len = g.op("Cast", [width], "total_len", to=TensorProto.INT32)
-        angles = np.arange(cfg.context, dtype=f32)[:, None] * inv_freq[None, :]
-        cos_cache, sin_cache = g.const(np.cos(angles), "cos_cache"), g.const(np.sin(angles), "sin_cache")
-    else:  # the standard graph's mask and RoPE tables (see build_decoder.build_model)
-        seq = g.op("Gather", [g.op("Shape", ["input_ids"], "ids_shape"), c["one"]], "seq", axis=0)
-        total = g.op("Gather", [g.op("Shape", ["attention_mask"], "mask_shape"), c["one"]], "total", axis=0)
-        past = g.op("Sub", [total, seq], "past")
-        key_slots = g.op("Range", [c["zero"], total, c["one"]], "key_slots")
-        query_slots = g.op("Range", [past, g.op("Add", [past, seq], "query_end"), c["one"]], "query_slots")
-        causal = g.op("LessOrEqual", [key_slots, g.op("Unsqueeze", [query_slots, c["axes1"]], "qcol")], "causal")
-        mask = g.op("Unsqueeze", [g.op("Equal", ["attention_mask", c["one"]], "mask_bool"), c["axes12"]], "mask4")
-        allowed = g.op("Tile", [g.op("And", [mask, causal], "allowed"), c["tile"]], "allowed_grouped")
-        pos = g.op("Unsqueeze", [g.op("Cast", ["position_ids"], "pos_f", to=TensorProto.FLOAT), c["axes2"]], "pos3")
-        ang = g.op("Unsqueeze", [g.op("Mul", [pos, g.const(np.concatenate([inv_freq, inv_freq]).reshape(1, 1, hs),
-                                                                 "inv_freq")], "angles"), c["axes1"]], "angles4")
-        cos, sin = g.op("Cos", [ang], "cos"), g.op("Sin", [ang], "sin")
-        scale = g.const(np.array(1.0 / np.sqrt(hs), f32), "scale")
-        lowest = g.const(np.array(np.finfo(f32).min, f32), "lowest")
-
-        def rope(x):
-            x1, x2 = split(x, c["half"], 2)
-            rot = g.op("Concat", [g.op("Neg", [x2], "neg"), x1], "rot", axis=-1)
-            return g.op("Add", [g.op("Mul", [x, cos], "xc"), g.op("Mul", [rot, sin], "rs")], "rope")
+    ones = g.op("ReduceSum", ["attention_mask", c["axes1"]], "mask_ones", keepdims=0)
+    seqlens_k = g.op("Cast", [g.op("Sub", [ones, c["one"]], "seqlens64")], "seqlens_k", to=TensorProto.INT32)
+    width = g.op("Gather", [g.op("Shape", ["attention_mask"], "mask_shape"), c["one"]], "width", axis=0)
+    total_len = g.op("Cast", [width], "total_len", to=TensorProto.INT32)
+    inv_freq = (1.0 / (cfg.theta ** (np.arange(0, hs, 2, dtype=np.float64) / hs))).astype(f32)
+    angles = np.arange(cfg.context, dtype=f32)[:, None] * inv_freq[None, :]
+    cos_cache, sin_cache = g.const(np.cos(angles), "cos_cache"), g.const(np.sin(angles), "sin_cache")
 
     h = g.op("Gather", [g.init("model.embed_tokens.weight", w["embed"].astype(f32)), "input_ids"], "embed", axis=0)
-    x = rms_norm(h, "model.layers.0.input_layernorm.weight", w["0.attn_norm"])
+    # the first norm follows no residual add: the Pow form, which ONNX Runtime fuses
+    mean = g.op("ReduceMean", [g.op("Pow", [h, two], "rms_sq")], "rms_mean", axes=[-1], keepdims=1)
+    std = g.op("Sqrt", [g.op("Add", [mean, eps], "rms_add")], "rms_std")
+    x = g.op("Mul", [g.op("Div", [h, std], "rms_div"), g.init("model.layers.0.input_layernorm.weight",
+                                                               w["0.attn_norm"].astype(f32))], "rms_out")
     for i in range(cfg.layers):
         p = f"model.layers.{i}"
-        if packed:
-            qkv = linear(x, f"{p}.self_attn.qkv_proj.weight", np.concatenate([w[f"{i}.q"], w[f"{i}.k"], w[f"{i}.v"]], 1))
-        if gqa:
-            ctx = g.name("attn")
-            g.nodes.append(helper.make_node(
-                "GroupQueryAttention", [qkv, "", "", f"past_key_values.{i}.key", f"past_key_values.{i}.value",
-                                        seqlens_k, total_len, cos_cache, sin_cache],
-                [ctx, f"present.{i}.key", f"present.{i}.value"], name=ctx + "_node", domain=MS,
-                num_heads=nh, kv_num_heads=nkv, do_rotary=1, rotary_interleaved=0))
-        else:
-            q, k, v = split(qkv, c["qkv_split"], 3) if packed else (
-                linear(x, f"{p}.self_attn.{n}_proj.weight", w[f"{i}.{n}"]) for n in "qkv")
-            q = rope(g.op("Transpose", [g.op("Reshape", [q, c["q_shape"]], "q_r")], "q_t", perm=[0, 2, 1, 3]))
-            k = rope(g.op("Transpose", [g.op("Reshape", [k, c["kv_shape"]], "k_r")], "k_t", perm=[0, 2, 1, 3]))
-            v = g.op("Transpose", [g.op("Reshape", [v, c["kv_shape"]], "v_r")], "v_t", perm=[0, 2, 1, 3])
-            k_all = g.op_to("Concat", [f"past_key_values.{i}.key", k], f"present.{i}.key", axis=2)
-            v_all = g.op_to("Concat", [f"past_key_values.{i}.value", v], f"present.{i}.value", axis=2)
-            qg = g.op("Reshape", [q, c["q_group_shape"]], "q_grouped")
-            kt = g.op("Transpose", [k_all], "k_all_t", perm=[0, 1, 3, 2])
-            scores = g.op("Where", [allowed, g.op("Mul", [g.op("MatMul", [qg, kt], "qk"), scale], "scores"), lowest],
-                          "masked")
-            ctx = g.op("MatMul", [g.op("Softmax", [scores], "probs", axis=-1), v_all], "ctx")
-            ctx = g.op("Reshape", [ctx, c["q_heads_shape"]], "ctx_heads")
-            ctx = g.op("Reshape", [g.op("Transpose", [ctx], "ctx_t", perm=[0, 2, 1, 3]), c["merge_shape"]], "merged")
+        qkv = linear(x, f"{p}.self_attn.qkv_proj.weight", np.concatenate([w[f"{i}.q"], w[f"{i}.k"], w[f"{i}.v"]], 1))
+        ctx = g.name("attn")
+        g.nodes.append(helper.make_node(
+            "GroupQueryAttention", [qkv, "", "", f"past_key_values.{i}.key", f"past_key_values.{i}.value",
+                                    seqlens_k, total_len, cos_cache, sin_cache],
+            [ctx, f"present.{i}.key", f"present.{i}.value"], name=ctx + "_node", domain=MS,
+            num_heads=nh, kv_num_heads=nkv, do_rotary=1, rotary_interleaved=0))
         x, h = add_norm(h, linear(ctx, f"{p}.self_attn.o_proj.weight", w[f"{i}.o"]),
                         f"{p}.post_attention_layernorm.weight", w[f"{i}.ffn_norm"])
-        if packed:
-            gate, up = split(linear(x, f"{p}.mlp.gate_up_proj.weight", np.concatenate([w[f"{i}.gate"], w[f"{i}.up"]], 1)),
-                             c["inter_split"], 2)
-        else:
-            gate, up = (linear(x, f"{p}.mlp.{n}_proj.weight", w[f"{i}.{n}"]) for n in ("gate", "up"))
+        gate_up = linear(x, f"{p}.mlp.gate_up_proj.weight", np.concatenate([w[f"{i}.gate"], w[f"{i}.up"]], 1))
+        gate, up = g.name("gate"), g.name("up")
+        g.nodes.append(helper.make_node("Split", [gate_up, c["inter_split"]], [gate, up], name=gate + "_node", axis=-1))
         act = g.op("Mul", [gate, g.op("Sigmoid", [gate], "silu_sig")], "silu")
         mlp = linear(g.op("Mul", [act, up], "gated"), f"{p}.mlp.down_proj.weight", w[f"{i}.down"])
         last = i + 1 == cfg.layers
@@ -152,7 +100,7 @@ def build_variant(cfg, w, packed, gqa, io):
     start = g.op("Neg", [g.op("Reshape", ["num_logits_to_keep", c["one_1d"]], "keep_1d")], "keep_start")
     kept = g.op("Slice", [x, start, c["keep_end"], c["axes1"]], "kept")
     g.op_to("MatMul", [kept, g.init("lm_head.weight", w["lm_head"].astype(f32))], "logits")
-    graph = helper.make_graph(g.nodes, "llama_decoder", inputs, outputs, initializer=g.inits)
+    graph = helper.make_graph(g.nodes, "llama_decoder", inputs, list(io[1]), initializer=g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", bd.OPSET), helper.make_opsetid(MS, 1)])
     model.ir_version = 8
     return model
@@ -202,14 +150,14 @@ def main():
     cfg, w, _ = bd.read_gguf(args.gguf, os.path.basename(args.gguf))
     paths = {}
     io = None
-    for name in ("packed", "separate", "gqa"):  # packed first: its inputs and outputs are the others' too
+    for name in ("packed", "separate", "gqa"):  # packed first: its inputs and outputs are the gqa graph's too
         src = os.path.join(args.work, name, "float.onnx")
         os.makedirs(os.path.dirname(src), exist_ok=True)
-        if name == "packed":
-            model = bd.build_model(cfg, w)
-            io = (list(model.graph.input), list(model.graph.output))
+        if name == "gqa":
+            model = build_gqa(cfg, w, io)
         else:
-            model = build_variant(cfg, w, packed=name == "gqa", gqa=name == "gqa", io=io)
+            model = bd.build_model(cfg, w, packed=name == "packed")
+            io = io or (list(model.graph.input), list(model.graph.output))
         bd.write_atomic(src, model.SerializeToString())
         paths[name] = quantize(args.hone, src, os.path.join(args.work, name))
         os.remove(src)

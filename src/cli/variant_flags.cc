@@ -2,10 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
-
-#include <atomic>
-#include <filesystem>
 #include <iostream>
 
 #include "base/progress.h"
@@ -16,7 +12,6 @@
 #include "onnx/model_json.h"
 
 namespace hone::cli {
-namespace fs = std::filesystem;
 
 void AddVariantFlags(CLI::App& app, VariantFlags& f) {
   app.add_flag("--no-verify", f.no_verify, "write the variant without comparing, evaluating or benchmarking it");
@@ -109,18 +104,6 @@ int VerifyVariant(const VariantReport& report, VariantFlags& f, harness::Variant
     return FinishVariantReport(f, report, true, "failed", verification, kExitCheckFailed);
   }
   return FinishVariantReport(f, report, true, "passed", verification, kExitOk);
-}
-
-ScratchFile::ScratchFile() {
-  static std::atomic<int> counter{0};
-  path_ = (fs::temp_directory_path() /
-           ("hone_variant_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".npz"))
-              .string();
-}
-
-ScratchFile::~ScratchFile() {
-  std::error_code ec;
-  fs::remove(path_, ec);
 }
 
 Status HoldOutCalibrationRows(VariantFlags& f, const std::string& calibration_path, int64_t calibration_samples,

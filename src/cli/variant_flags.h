@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/scratch_dir.h"
 #include "base/staged_output.h"
 #include "cli/common_flags.h"
 #include "cli/tolerance_flags.h"
@@ -72,17 +73,14 @@ int CommitAndVerify(StagedOutput& staged, const VariantReport& report, VariantFl
 int TransformFailed(const Status& status, const StagedOutput& staged, const std::string& output,
                     const std::string& command);
 
-// A path in the system temp dir for a file of this process, removed on destruction.
+// A path for a file of this process (the held-out rows), in a scratch directory removed on destruction.
 class ScratchFile {
  public:
-  ScratchFile();
-  ~ScratchFile();
-  ScratchFile(const ScratchFile&) = delete;
-  ScratchFile& operator=(const ScratchFile&) = delete;
   const std::string& path() const { return path_; }
 
  private:
-  std::string path_;
+  ScratchDir dir_{"hone_variant"};
+  std::string path_ = dir_.File("held_out.npz");
 };
 
 }  // namespace hone::cli

@@ -1,14 +1,11 @@
 #include "onnx/convert.h"
 
-#include <unistd.h>
-
-#include <atomic>
-#include <filesystem>
 #include <regex>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "base/scratch_dir.h"
 #include "onnx/convert_cpu_kernels.h"
 #include "onnx/convert_precision.h"
 #include "onnx/graph_io.h"
@@ -18,22 +15,18 @@
 #include "runtime/session.h"
 
 namespace hone::onnx {
-namespace fs = std::filesystem;
 namespace {
 
 // Loads `model` in ONNX Runtime (CPU); the op type it has no kernel for, "" when it loads, or an error otherwise.
 Result<std::string> MissingKernel(const ::onnx::ModelProto& model) {
-  static std::atomic<int> counter{0};
-  fs::path path = fs::temp_directory_path() /
-                  ("hone_convert_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".onnx");
-  Status written = WriteModel(model, path.string());
+  ScratchDir scratch("hone_convert");  // the model is written only for ONNX Runtime to load it
+  const std::string path = scratch.File("model.onnx");
+  Status written = WriteModel(model, path);
   runtime::SessionOptions options;
   options.intra_op_threads = 1;
   options.graph_optimization = runtime::GraphOptimization::kBasic;
-  auto session = written.ok() ? runtime::Session::Open(path.string(), options)
+  auto session = written.ok() ? runtime::Session::Open(path, options)
                               : Result<std::unique_ptr<runtime::Session>>(written);
-  std::error_code ec;
-  fs::remove(path, ec);
   if (session.ok()) return std::string();
   // ONNX Runtime's words: "Could not find an implementation for Softmax(13) node with name 'softmax_0'".
   static const std::regex kMissing(R"(Could not find an implementation for (\w+)\(\d+\) node)");
@@ -43,8 +36,8 @@ Result<std::string> MissingKernel(const ::onnx::ModelProto& model) {
   // The scratch file's path means nothing to the user; the node names in the message are the model's own or derived
   // from them ("<node>/cast_to_bf16").
   std::string cleaned = message;
-  for (size_t at; (at = cleaned.find(path.string())) != std::string::npos;)
-    cleaned.replace(at, path.string().size(), "<converted model>");
+  for (size_t at; (at = cleaned.find(path)) != std::string::npos;)
+    cleaned.replace(at, path.size(), "<converted model>");
   return Status::Internal("the converted model does not load in ONNX Runtime: " + cleaned);
 }
 

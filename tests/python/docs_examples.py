@@ -159,7 +159,6 @@ def run_block(block, timeout):
         script.append(f"printf '\\n{STEP_MARK} {k}\\n'")
         script.append(step.command)
         script.append(f"printf '\\n{STEP_MARK} rc %s\\n' \"$?\"")
-    script.append(f"printf '\\n{STEP_MARK} end\\n'")
     # a server a block started in the background and did not stop must not outlive it
     script.append("kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; true")
     with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as f:
