@@ -31,6 +31,12 @@ The ONNX contract (the C++ engine depends on it): opset 17, standard ops only, F
   (heads + 2 kv_heads) * hs], then Split) and gate and up one (mlp.gate_up_proj.weight, [hidden, 2 * inter]); the
   embedding is a Gather on a [vocab, hidden] initializer. RMSNorm is x / sqrt(mean(x^2) + eps) * weight with Pow,
   which ONNX Runtime fuses into SimplifiedLayerNormalization at load.
+  --layout paged (hone's own layout, which only hone runs): no attention_mask, past_key_values or present; instead
+  inputs   kv_cache FP16 [blocks, layers, 2, kv_heads, block_tokens, head_size] (the engine's block pool, written in
+           place), block_table INT32 [batch, width] (each row's blocks in position order), past_lengths INT32 [batch]
+           (positions each row has in its blocks); each layer's attention is one ai.hone.PagedAttention node
+           (src/runtime/custom_ops.h) on the packed q/k/v projection and position_ids: it applies RoPE, stores the
+           new keys and values in the blocks and attends over positions <= past + i.
   metadata_props: hone.architecture=llama, hone.context_length, hone.bos_token_id, hone.eos_token_id,
   hone.chat_template, hone.source
 """
@@ -105,9 +111,10 @@ class Graph:
         return self.init(self.name(hint), np.asarray(array))
 
 
-def build_model(cfg, w, packed=True):
+def build_model(cfg, w, packed=True, layout="dense"):
     """packed=False writes the graph before packing (q, k, v, gate and up each a MatMul, RMSNorm in the Mul form ONNX
-    Runtime leaves unfused), for decoder_levers.py to measure against.
+    Runtime leaves unfused), for decoder_levers.py to measure against. layout="paged": attention is hone's
+    ai.hone.PagedAttention over a block KV cache (see the module doc), not the standard ops over dense past/present.
     w: FP32 numpy arrays, Hugging Face layout and RoPE (rotate_half), linear weights as [in, out]:
     embed [vocab, hidden], lm_head [hidden, vocab], norm [hidden], and for each layer i the keys
     f"{i}.attn_norm", "q" [hidden, heads*hs], "k"/"v" [hidden, kv*hs], "o" [heads*hs, hidden], "ffn_norm",
@@ -117,14 +124,25 @@ def build_model(cfg, w, packed=True):
     group = nh // nkv
     f32 = np.float32
 
+    paged = layout == "paged"
+    assert layout in ("dense", "paged") and (packed or not paged), (layout, packed)
     inputs = [
         helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"]),
-        helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "total_sequence"]),
         helper.make_tensor_value_info("position_ids", TensorProto.INT64, ["batch", "sequence"]),
         helper.make_tensor_value_info("num_logits_to_keep", TensorProto.INT64, []),
     ]
     outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", "kept", cfg.vocab])]
-    for i in range(cfg.layers):
+    if paged:
+        inputs += [
+            helper.make_tensor_value_info("kv_cache", TensorProto.FLOAT16,
+                                          ["blocks", cfg.layers, 2, nkv, "block_tokens", hs]),
+            helper.make_tensor_value_info("block_table", TensorProto.INT32, ["batch", "table_width"]),
+            helper.make_tensor_value_info("past_lengths", TensorProto.INT32, ["batch"]),
+        ]
+    else:
+        inputs.insert(1, helper.make_tensor_value_info("attention_mask", TensorProto.INT64,
+                                                       ["batch", "total_sequence"]))
+    for i in range(cfg.layers if not paged else 0):
         for kind in ("key", "value"):
             inputs.append(helper.make_tensor_value_info(f"past_key_values.{i}.{kind}", TensorProto.FLOAT,
                                                         ["batch", nkv, "past_sequence", hs]))
@@ -152,31 +170,33 @@ def build_model(cfg, w, packed=True):
     inv_freq = (1.0 / (cfg.theta ** (np.arange(0, hs, 2, dtype=np.float64) / hs))).astype(f32)
     c_inv_freq = g.const(np.concatenate([inv_freq, inv_freq]).reshape(1, 1, hs), "inv_freq")  # [1, 1, hs]
 
-    # sizes
-    ids_shape = g.op("Shape", ["input_ids"], "ids_shape")
-    seq = g.op("Gather", [ids_shape, c_one], "seq", axis=0)  # scalar S
-    mask_shape = g.op("Shape", ["attention_mask"], "mask_shape")
-    total = g.op("Gather", [mask_shape, c_one], "total", axis=0)  # scalar T
-    past = g.op("Sub", [total, seq], "past")  # scalar P
+    # sizes, the attention mask and the RoPE tables: the dense layout's only (PagedAttention masks by past_lengths
+    # and applies RoPE itself)
+    if not paged:
+        ids_shape = g.op("Shape", ["input_ids"], "ids_shape")
+        seq = g.op("Gather", [ids_shape, c_one], "seq", axis=0)  # scalar S
+        mask_shape = g.op("Shape", ["attention_mask"], "mask_shape")
+        total = g.op("Gather", [mask_shape, c_one], "total", axis=0)  # scalar T
+        past = g.op("Sub", [total, seq], "past")  # scalar P
 
-    # attention mask [B, 1, group*S, T] (bool): key j allowed for query i iff mask[b, j] == 1 and j <= P + i
-    key_slots = g.op("Range", [c_zero, total, c_one], "key_slots")  # [T]
-    query_end = g.op("Add", [past, seq], "query_end")
-    query_slots = g.op("Range", [past, query_end, c_one], "query_slots")  # [S]
-    query_col = g.op("Unsqueeze", [query_slots, c_axes1], "query_col")  # [S, 1]
-    causal = g.op("LessOrEqual", [key_slots, query_col], "causal")  # [S, T]
-    mask_bool = g.op("Equal", ["attention_mask", c_one], "mask_bool")  # [B, T]
-    mask_b11t = g.op("Unsqueeze", [mask_bool, g.const(np.array([1, 2], np.int64), "axes12")], "mask_b11t")
-    allowed = g.op("And", [mask_b11t, causal], "allowed")  # [B, 1, S, T]
-    allowed_grouped = g.op("Tile", [allowed, c_tile], "allowed_grouped")  # [B, 1, group*S, T]: row g*S+i is query i
+        # attention mask [B, 1, group*S, T] (bool): key j allowed for query i iff mask[b, j] == 1 and j <= P + i
+        key_slots = g.op("Range", [c_zero, total, c_one], "key_slots")  # [T]
+        query_end = g.op("Add", [past, seq], "query_end")
+        query_slots = g.op("Range", [past, query_end, c_one], "query_slots")  # [S]
+        query_col = g.op("Unsqueeze", [query_slots, c_axes1], "query_col")  # [S, 1]
+        causal = g.op("LessOrEqual", [key_slots, query_col], "causal")  # [S, T]
+        mask_bool = g.op("Equal", ["attention_mask", c_one], "mask_bool")  # [B, T]
+        mask_b11t = g.op("Unsqueeze", [mask_bool, g.const(np.array([1, 2], np.int64), "axes12")], "mask_b11t")
+        allowed = g.op("And", [mask_b11t, causal], "allowed")  # [B, 1, S, T]
+        allowed_grouped = g.op("Tile", [allowed, c_tile], "allowed_grouped")  # [B, 1, group*S, T]: row g*S+i is query i
 
-    # RoPE tables from position_ids: cos/sin [B, 1, S, hs], angle = pos * inv_freq (Hugging Face: float32)
-    pos_f = g.op("Cast", ["position_ids"], "pos_f", to=TensorProto.FLOAT)  # [B, S]
-    pos_col = g.op("Unsqueeze", [pos_f, g.const(np.array([2], np.int64), "axes2")], "pos_col")  # [B, S, 1]
-    angles = g.op("Mul", [pos_col, c_inv_freq], "angles")  # [B, S, hs]
-    angles4 = g.op("Unsqueeze", [angles, c_axes1], "angles4")  # [B, 1, S, hs]
-    cos = g.op("Cos", [angles4], "rope_cos")
-    sin = g.op("Sin", [angles4], "rope_sin")
+        # RoPE tables from position_ids: cos/sin [B, 1, S, hs], angle = pos * inv_freq (Hugging Face: float32)
+        pos_f = g.op("Cast", ["position_ids"], "pos_f", to=TensorProto.FLOAT)  # [B, S]
+        pos_col = g.op("Unsqueeze", [pos_f, g.const(np.array([2], np.int64), "axes2")], "pos_col")  # [B, S, 1]
+        angles = g.op("Mul", [pos_col, c_inv_freq], "angles")  # [B, S, hs]
+        angles4 = g.op("Unsqueeze", [angles, c_axes1], "angles4")  # [B, 1, S, hs]
+        cos = g.op("Cos", [angles4], "rope_cos")
+        sin = g.op("Sin", [angles4], "rope_sin")
 
     def split(x, sizes, parts):  # along the last axis
         outs = [g.name("part") for _ in range(parts)]
@@ -200,7 +220,19 @@ def build_model(cfg, w, packed=True):
     def linear(x, weight_name, weight):
         return g.op("MatMul", [x, g.init(weight_name, weight.astype(f32))], weight_name.replace(".", "_") + "_out")
 
-    h = g.op("Gather", [g.init("model.embed_tokens.weight", w["embed"].astype(f32)), "input_ids"], "embed", axis=0)
+    def mlp(h, i, p):  # the feed-forward half of layer i, with its residual
+        x = rms_norm(h, f"{p}.post_attention_layernorm.weight", w[f"{i}.ffn_norm"])
+        if packed:
+            gate_up = linear(x, f"{p}.mlp.gate_up_proj.weight", np.concatenate([w[f"{i}.gate"], w[f"{i}.up"]], 1))
+            gate, up = split(gate_up, c_inter_split, 2)
+        else:
+            gate, up = (linear(x, f"{p}.mlp.{n}_proj.weight", w[f"{i}.{n}"]) for n in ("gate", "up"))
+        act = g.op("Mul", [gate, g.op("Sigmoid", [gate], "silu_sig")], "silu")
+        return g.op("Add", [h, linear(g.op("Mul", [act, up], "gated"), f"{p}.mlp.down_proj.weight", w[f"{i}.down"])],
+                    "mlp_residual")
+
+    # named embed_node (as lm_head is logits_node), for hone quantize --nodes
+    h = g.op_to("Gather", [g.init("model.embed_tokens.weight", w["embed"].astype(f32)), "input_ids"], "embed", axis=0)
     for i in range(cfg.layers):
         p = f"model.layers.{i}"
         x = rms_norm(h, f"{p}.input_layernorm.weight", w[f"{i}.attn_norm"])
@@ -210,6 +242,15 @@ def build_model(cfg, w, packed=True):
         # changes none of them.
         if packed:
             qkv = linear(x, f"{p}.self_attn.qkv_proj.weight", np.concatenate([w[f"{i}.q"], w[f"{i}.k"], w[f"{i}.v"]], 1))
+            if paged:
+                # one node: RoPE on q and k, k and v into the layer's blocks of kv_cache, attention over the row's
+                # positions there; [B, S, nh*hs] out, as o_proj takes it
+                ctx = g.op("PagedAttention", [qkv, "position_ids", "kv_cache", "block_table", "past_lengths"],
+                           "paged_attention", domain="ai.hone", layer=i, scale=float(1.0 / np.sqrt(hs)),
+                           rotary_theta=float(cfg.theta))
+                h = g.op("Add", [h, linear(ctx, f"{p}.self_attn.o_proj.weight", w[f"{i}.o"])], "attn_residual")
+                h = mlp(h, i, p)
+                continue
             q, k, v = split(qkv, c_qkv_split, 3)  # [B, S, nh*hs], [B, S, nkv*hs] x 2
         else:
             q, k, v = (linear(x, f"{p}.self_attn.{n}_proj.weight", w[f"{i}.{n}"]) for n in "qkv")
@@ -229,15 +270,7 @@ def build_model(cfg, w, packed=True):
         ctx = g.op("Reshape", [ctx, c_q_heads_shape], "ctx_heads")  # [B, nh, S, hs]
         ctx = g.op("Reshape", [g.op("Transpose", [ctx], "ctx_t", perm=[0, 2, 1, 3]), c_merge_shape], "ctx_merged")
         h = g.op("Add", [h, linear(ctx, f"{p}.self_attn.o_proj.weight", w[f"{i}.o"])], "attn_residual")
-        x = rms_norm(h, f"{p}.post_attention_layernorm.weight", w[f"{i}.ffn_norm"])
-        if packed:
-            gate_up = linear(x, f"{p}.mlp.gate_up_proj.weight", np.concatenate([w[f"{i}.gate"], w[f"{i}.up"]], 1))
-            gate, up = split(gate_up, c_inter_split, 2)
-        else:
-            gate, up = (linear(x, f"{p}.mlp.{n}_proj.weight", w[f"{i}.{n}"]) for n in ("gate", "up"))
-        act = g.op("Mul", [gate, g.op("Sigmoid", [gate], "silu_sig")], "silu")
-        h = g.op("Add", [h, linear(g.op("Mul", [act, up], "gated"), f"{p}.mlp.down_proj.weight", w[f"{i}.down"])],
-                 "mlp_residual")
+        h = mlp(h, i, p)
     h = rms_norm(h, "model.norm.weight", w["norm"])
     # keep the last N positions: Slice from -N (N == 0: from 0, every position; N > S clamps to 0)
     start = g.op("Neg", [g.op("Reshape", ["num_logits_to_keep", c_one_1d], "keep_1d")], "keep_start")
@@ -245,8 +278,10 @@ def build_model(cfg, w, packed=True):
     kept = g.op("Slice", [h, start, end, c_axes1], "kept")
     g.op_to("MatMul", [kept, g.init("lm_head.weight", w["lm_head"].astype(f32))], "logits")
 
-    graph = helper.make_graph(g.nodes, "llama_decoder", inputs, outputs, initializer=g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="hone",
+    used = {name for node in g.nodes for name in node.input}  # the paged graph leaves the mask's constants unused
+    graph = helper.make_graph(g.nodes, "llama_decoder", inputs, outputs,
+                              initializer=[t for t in g.inits if t.name in used])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)] + ([helper.make_opsetid("ai.hone", 1)] if paged else []), producer_name="hone",
                               producer_version="models/smollm2/build_decoder.py")
     model.ir_version = 8
     meta = {"hone.architecture": "llama", "hone.context_length": str(cfg.context), "hone.bos_token_id": str(cfg.bos),
@@ -433,6 +468,9 @@ def main():
     ap.add_argument("--eps", type=float, default=1e-5)
     ap.add_argument("--vocab-from", help="tokenizer.json whose vocabulary the random model gets")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--layout", choices=("dense", "paged"), default="dense",
+                    help="dense: standard ops over past/present tensors (any ONNX Runtime runs it); paged: hone's "
+                         "ai.hone.PagedAttention over the block KV cache (hone runs it)")
     args = ap.parse_args()
     if bool(args.gguf) == args.random:
         ap.error("give exactly one of --gguf FILE and --random")
@@ -454,7 +492,7 @@ def main():
                      source=f"random (build_decoder.py --random --seed {args.seed}, vocabulary of "
                             f"{os.path.basename(args.vocab_from)})")
         w = random_weights(cfg, args.seed)
-    model = build_model(cfg, w)
+    model = build_model(cfg, w, layout=args.layout)
     del w
     onnx.checker.check_model(model) if model.ByteSize() < 2**31 - 2**20 else None
     data = model.SerializeToString()
@@ -464,7 +502,7 @@ def main():
     print(f"build_decoder: wrote {args.out}/model.onnx ({len(data) / 1e6:.1f} MB: {cfg.layers} layers, hidden "
           f"{cfg.hidden}, {cfg.heads} heads / {cfg.kv_heads} KV heads of {cfg.head_size}, intermediate "
           f"{cfg.intermediate}, vocabulary {cfg.vocab}, rope theta {cfg.theta:g}, eps {cfg.eps:g}, context "
-          f"{cfg.context}, bos {cfg.bos}, eos {cfg.eos}) and {args.out}/tokenizer.json")
+          f"{cfg.context}, bos {cfg.bos}, eos {cfg.eos}, {args.layout} attention) and {args.out}/tokenizer.json")
 
 
 if __name__ == "__main__":

@@ -64,6 +64,25 @@ Result<std::unique_ptr<Decoder>> Decoder::Open(const std::string& model_path,
                                   "input 'num_logits_to_keep' must be an INT64 scalar"));
       d->inputs_.emplace_back(Source::kLogitsToKeep, 0);
       shape.has_logits_to_keep = true;
+    } else if (in.name == "kv_cache") {
+      HONE_RETURN_IF_ERROR(Expect(in.type == DataType::kFp16 && in.shape.size() == 6 && in.shape[1] > 0 &&
+                                      in.shape[2] == 2 && in.shape[3] > 0 && in.shape[5] > 0,
+                                  model_path,
+                                  fmt::format("input 'kv_cache' must be FP16 [blocks, layers, 2, kv_heads, "
+                                              "block_tokens, head_size] with fixed layers, kv_heads and head_size, "
+                                              "is {}",
+                                              in.ToString())));
+      shape.layout = KvLayout::kPaged;
+      shape.layers = static_cast<int>(in.shape[1]);
+      shape.kv_heads = static_cast<int>(in.shape[3]);
+      shape.head_size = static_cast<int>(in.shape[5]);
+      d->inputs_.emplace_back(Source::kKvCache, 0);
+    } else if (in.name == "block_table" || in.name == "past_lengths") {
+      const bool table = in.name == "block_table";
+      HONE_RETURN_IF_ERROR(Expect(in.type == DataType::kInt32 && in.shape.size() == (table ? 2u : 1u), model_path,
+                                  fmt::format("input '{}' must be INT32 {}, is {}", in.name,
+                                              table ? "[batch, width]" : "[batch]", in.ToString())));
+      d->inputs_.emplace_back(table ? Source::kBlockTable : Source::kPastLengths, 0);
     } else if (int index = CacheIndex(in.name, kPastPrefix); index >= 0) {
       HONE_RETURN_IF_ERROR(Expect(in.type == DataType::kFp32 && in.shape.size() == 4 && in.shape[1] > 0 &&
                                       in.shape[3] > 0,
@@ -84,11 +103,22 @@ Result<std::unique_ptr<Decoder>> Decoder::Open(const std::string& model_path,
       return Expect(false, model_path, fmt::format("unexpected input '{}'", in.name));
     }
   }
-  HONE_RETURN_IF_ERROR(Expect(caches > 0 && caches % 2 == 0, model_path, "no past_key_values inputs"));
-  shape.layers = caches / 2;
-  for (std::string_view name : {"input_ids", "attention_mask", "position_ids"})
-    HONE_RETURN_IF_ERROR(Expect(m.FindInput(std::string(name)) >= 0, model_path,
-                                fmt::format("input '{}' is missing", name)));
+  const bool paged = shape.layout == KvLayout::kPaged;
+  if (paged) {
+    HONE_RETURN_IF_ERROR(Expect(caches == 0 && m.FindInput("attention_mask") < 0, model_path,
+                                "a paged decoder (kv_cache) takes no attention_mask or past_key_values"));
+    for (std::string_view name : {"input_ids", "position_ids", "block_table", "past_lengths"})
+      HONE_RETURN_IF_ERROR(Expect(m.FindInput(std::string(name)) >= 0, model_path,
+                                  fmt::format("input '{}' is missing", name)));
+  } else {
+    HONE_RETURN_IF_ERROR(Expect(m.FindInput("block_table") < 0 && m.FindInput("past_lengths") < 0, model_path,
+                                "block_table and past_lengths come only with a kv_cache input"));
+    HONE_RETURN_IF_ERROR(Expect(caches > 0 && caches % 2 == 0, model_path, "no past_key_values inputs"));
+    shape.layers = caches / 2;
+    for (std::string_view name : {"input_ids", "attention_mask", "position_ids"})
+      HONE_RETURN_IF_ERROR(Expect(m.FindInput(std::string(name)) >= 0, model_path,
+                                  fmt::format("input '{}' is missing", name)));
+  }
   std::vector<bool> seen(caches, false);
   for (const auto& [source, index] : d->inputs_)
     if (source == Source::kPast) {
@@ -127,10 +157,13 @@ Result<std::unique_ptr<Decoder>> Decoder::Open(const std::string& model_path,
 
 Result<DecoderOutput> Decoder::Run(const DecoderStep& step) const {
   const int64_t total = step.past + step.sequence;
+  const bool paged = shape_.layout == KvLayout::kPaged;
   if (step.batch <= 0 || step.sequence <= 0 || step.input_ids.size() != size_t(step.batch * step.sequence) ||
       step.position_ids.size() != step.input_ids.size() ||
-      step.attention_mask.size() != size_t(step.batch * total) ||
-      step.past_key_values.size() != size_t(shape_.layers) * 2)
+      (paged ? step.block_table.size() != size_t(step.batch * step.table_width) ||
+                   step.past_lengths.size() != size_t(step.batch) || step.kv_cache.empty()
+             : step.attention_mask.size() != size_t(step.batch * total) ||
+                   step.past_key_values.size() != size_t(shape_.layers) * 2))
     return Status::Internal("decoder step with inconsistent sizes");
   auto borrow = [](const std::vector<int64_t>& v, Shape shape) {
     return Tensor::Borrow(DataType::kInt64, std::move(shape), const_cast<int64_t*>(v.data()),
@@ -162,6 +195,21 @@ Result<DecoderOutput> Decoder::Run(const DecoderStep& step) const {
         break;
       }
       case Source::kPast: inputs.push_back(step.past_key_values[index]); break;
+      case Source::kKvCache: inputs.push_back(step.kv_cache); break;
+      case Source::kBlockTable: {
+        HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Borrow(DataType::kInt32, {step.batch, step.table_width},
+                                                       const_cast<int32_t*>(step.block_table.data()),
+                                                       step.block_table.size() * sizeof(int32_t)));
+        inputs.push_back(std::move(t));
+        break;
+      }
+      case Source::kPastLengths: {
+        HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Borrow(DataType::kInt32, {step.batch},
+                                                       const_cast<int32_t*>(step.past_lengths.data()),
+                                                       step.past_lengths.size() * sizeof(int32_t)));
+        inputs.push_back(std::move(t));
+        break;
+      }
     }
   }
   HONE_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, session_->Run(inputs));

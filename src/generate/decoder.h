@@ -10,7 +10,15 @@
 // Key slot j is visible to query i of row b when attention_mask[b, j] is 1 and j <= past + i, so rows may pad
 // their past with masked slots: that is how sequences of different lengths share one step.
 //
-// Open checks the graph against this layout and reads the model's limits from its metadata_props (written by
+// Or hone's paged layout (build_decoder.py --layout paged): attention is ai.hone.PagedAttention
+// (runtime/custom_ops.h), which reads and writes the KV cache's blocks in place, so no past is copied in or out:
+//
+//   inputs   input_ids, position_ids, num_logits_to_keep as above; kv_cache FP16 [blocks, layers, 2, kv_heads,
+//            block_tokens, head_size] (the KvCache's pool), block_table INT32 [batch, width] (each row's blocks in
+//            position order), past_lengths INT32 [batch] (positions already in each row's blocks)
+//   outputs  logits only; the step's keys and values land in the blocks at past_lengths[b] ..
+//
+// Open checks the graph against these layouts and reads the model's limits from its metadata_props (written by
 // models/smollm2/build_decoder.py): hone.context_length, hone.bos_token_id, hone.add_bos_token, hone.eos_token_id,
 // hone.chat_template.
 #pragma once
@@ -27,7 +35,13 @@
 
 namespace hone::generate {
 
+enum class KvLayout {
+  kDense,  // past_key_values in, present out
+  kPaged,  // kv_cache, block_table, past_lengths in; the blocks written in place
+};
+
 struct DecoderShape {
+  KvLayout layout = KvLayout::kDense;
   int layers = 0;
   int kv_heads = 0;
   int head_size = 0;
@@ -53,13 +67,21 @@ struct DecoderStep {
   std::vector<int64_t> attention_mask;  // batch x (past + sequence)
   std::vector<int64_t> position_ids;    // batch x sequence
   int64_t logits_to_keep = 1;           // last positions of each row to get logits for (0: all)
-  // past_key_values in layer order, key then value: 2 x layers tensors of [batch, kv_heads, past, head_size]
+  // Dense layout: past_key_values in layer order, key then value: 2 x layers tensors of [batch, kv_heads, past,
+  // head_size]; `past` is their width and attention_mask says which slots count.
   std::vector<Tensor> past_key_values;
+  // Paged layout (attention_mask and past_key_values unused): the pool (borrowed, written by the run), each row's
+  // blocks (batch x table_width) and its positions before this step.
+  Tensor kv_cache;
+  int64_t table_width = 0;
+  std::vector<int32_t> block_table;
+  std::vector<int32_t> past_lengths;
 };
 
 struct DecoderOutput {
   Tensor logits;                 // [batch, kept, vocab]
-  std::vector<Tensor> present;   // 2 x layers, key then value: [batch, kv_heads, past + sequence, head_size]
+  std::vector<Tensor> present;   // dense layout: 2 x layers, key then value: [batch, kv_heads, past + sequence,
+                                 // head_size]; paged: empty (the keys and values are in the blocks)
 };
 
 class Decoder {
@@ -78,7 +100,9 @@ class Decoder {
   std::unique_ptr<runtime::Session> session_;
   DecoderShape shape_;
   // Where each model input comes from, in the model's input order.
-  enum class Source { kInputIds, kAttentionMask, kPositionIds, kLogitsToKeep, kPast };
+  enum class Source {
+    kInputIds, kAttentionMask, kPositionIds, kLogitsToKeep, kPast, kKvCache, kBlockTable, kPastLengths
+  };
   std::vector<std::pair<Source, int>> inputs_;  // kPast: index into past_key_values
   int logits_output_ = -1;
   std::vector<int> present_outputs_;  // per past_key_values index, the model output holding it

@@ -45,7 +45,14 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->context_length = options.context_length > 0 ? std::min(options.context_length, shape.context_length)
                                                     : shape.context_length;
   impl->chat = ChatTemplate::FromJinja(shape.chat_template);
-  const int64_t block_bytes = KvCache::BlockBytes(shape, options.block_tokens, options.kv_dtype);
+  const bool paged = shape.layout == KvLayout::kPaged;
+  if (paged && options.kv_dtype == KvDtype::kFloat32)
+    return Status::InvalidArgument(fmt::format(
+        "generation engine: decoder '{}' has the paged layout, whose KV cache is float16 (its kv_cache input); "
+        "a float32 cache does not apply to it",
+        options.model_path));
+  const KvDtype kv_dtype = options.kv_dtype.value_or(paged ? KvDtype::kFloat16 : KvDtype::kFloat32);
+  const int64_t block_bytes = KvCache::BlockBytes(shape, options.block_tokens, kv_dtype);
   if (block_bytes <= 0) return Status::InvalidArgument("generation engine: block_tokens must be >= 1");
   const int64_t blocks = options.kv_cache_bytes / block_bytes;
   if (blocks < 1)
@@ -53,8 +60,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
         "generation engine: a KV cache of {} bytes holds no block ({} bytes = {} tokens x {} layers x 2 x {} heads "
         "x {} x {} bytes)",
         options.kv_cache_bytes, block_bytes, options.block_tokens, shape.layers, shape.kv_heads, shape.head_size,
-        options.kv_dtype == KvDtype::kFloat16 ? 2 : 4));
-  HONE_ASSIGN_OR_RETURN(impl->cache, KvCache::Create(shape, options.block_tokens, blocks, options.kv_dtype));
+        kv_dtype == KvDtype::kFloat16 ? 2 : 4));
+  HONE_ASSIGN_OR_RETURN(impl->cache, KvCache::Create(shape, options.block_tokens, blocks, kv_dtype));
   impl->grammars = std::make_unique<GrammarCache>(*impl->tokenizer, shape.vocab, shape.eos_token_ids);
   std::unique_ptr<Engine> engine(new Engine(std::move(impl)));
   engine->impl_->PublishStats();

@@ -61,8 +61,9 @@ struct EngineOptions {
   // Full blocks of prompt positions stay cached after their request and serve a later prompt that starts with the
   // same tokens (kv_cache.h): a shared system prompt is prefilled once.
   bool prefix_cache = true;
-  // The cache's element type (kv_cache.h): float16 holds twice the tokens in the same bytes.
-  KvDtype kv_dtype = KvDtype::kFloat32;
+  // The cache's element type (kv_cache.h): float16 holds twice the tokens in the same bytes. Unset: the model's,
+  // float16 for a paged decoder (its kv_cache input's type; float32 is refused for it), float32 for a dense one.
+  std::optional<KvDtype> kv_dtype;
 };
 
 enum class FinishReason { kStop, kLength, kCancelled, kError };

@@ -74,6 +74,8 @@ struct Engine::Impl {
   // One decoder step over every decoding sequence; prompt chunks with the rest of the budget.
   void Step();
   Status DecodeStep(std::vector<Sequence*>& rows);
+  // A paged decoder's step inputs for `rows`: the pool, their block tables and pasts.
+  Status FillPaged(std::span<Sequence* const> rows, DecoderStep& step) const;
   Status PrefillChunk(Sequence& seq, int64_t chunk);
   // The next token of `seq` from its row of logits: sampled, within its output constraint if it has one.
   Result<int64_t> Choose(Sequence& seq, std::span<const float> logits);

@@ -35,15 +35,32 @@ void Engine::Impl::Step() {
   running.remove_if([](const std::unique_ptr<Sequence>& s) { return s->handle == nullptr; });
 }
 
+Status Engine::Impl::FillPaged(std::span<Sequence* const> rows, DecoderStep& step) const {
+  int64_t width = 0;
+  for (Sequence* s : rows) width = std::max(width, static_cast<int64_t>(s->kv.blocks.size()));
+  HONE_ASSIGN_OR_RETURN(step.kv_cache, cache->Pool());
+  step.table_width = width;
+  // Block 0 pads the shorter rows' tables: the decoder reads only the blocks a row's positions need.
+  step.block_table.assign(rows.size() * static_cast<size_t>(width), 0);
+  for (size_t b = 0; b < rows.size(); ++b) {
+    std::copy(rows[b]->kv.blocks.begin(), rows[b]->kv.blocks.end(), step.block_table.begin() + b * width);
+    step.past_lengths.push_back(static_cast<int32_t>(rows[b]->kv.length));
+  }
+  return Status::Ok();
+}
+
 Status Engine::Impl::DecodeStep(std::vector<Sequence*>& rows) {
   const int64_t batch = static_cast<int64_t>(rows.size());
+  const bool paged = decoder->shape().layout == KvLayout::kPaged;
   std::vector<uint64_t> ids;
   for (Sequence* s : rows) ids.push_back(s->id);
   DecoderStep step;
   step.batch = batch;
   step.sequence = 1;
   step.logits_to_keep = 1;
-  if (ids == last_decode.ids && !last_decode.present.empty()) {
+  if (paged) {
+    HONE_RETURN_IF_ERROR(FillPaged(rows, step));
+  } else if (ids == last_decode.ids && !last_decode.present.empty()) {
     // The same rows as the last step: its present is this step's past, its mask plus the new slot.
     const int64_t old = last_decode.width + 1;
     step.past = old;
@@ -78,7 +95,10 @@ Status Engine::Impl::DecodeStep(std::vector<Sequence*>& rows) {
   bool all_continue = true;
   for (int64_t b = 0; b < batch; ++b) {
     Sequence& s = *rows[b];
-    cache->Append(out.present, b, step.past, 1, &s.kv);
+    if (paged)
+      cache->Advance(&s.kv, 1);  // the decoder wrote the position into the row's blocks
+    else
+      cache->Append(out.present, b, step.past, 1, &s.kv);
     Result<int64_t> token = Choose(s, {logits + b * vocab, static_cast<size_t>(vocab)});
     if (!token.ok()) {
       Finish(s, FinishReason::kError, token.status());
@@ -90,7 +110,7 @@ Status Engine::Impl::DecodeStep(std::vector<Sequence*>& rows) {
   // Keep the batch only while every row goes on and the padding stays small against the real positions.
   int64_t longest = 0;
   for (Sequence* s : rows) longest = std::max(longest, s->kv.length);
-  if (all_continue && step.past + 1 <= longest + options.block_tokens) {
+  if (!paged && all_continue && step.past + 1 <= longest + options.block_tokens) {
     cache->RoundLikeBlocks(out.present, step.past);  // float16 blocks: the next step sees what a gather would give
     last_decode.ids = std::move(ids);
     last_decode.present = std::move(out.present);
@@ -108,12 +128,21 @@ Status Engine::Impl::PrefillChunk(Sequence& seq, int64_t chunk) {
   step.past = past;
   step.logits_to_keep = 1;
   step.input_ids.assign(seq.prompt.begin() + seq.prefilled, seq.prompt.begin() + seq.prefilled + chunk);
-  step.attention_mask.assign(static_cast<size_t>(past + chunk), 1);
   for (int64_t i = 0; i < chunk; ++i) step.position_ids.push_back(past + i);
-  const KvSequence* kv = &seq.kv;
-  HONE_ASSIGN_OR_RETURN(step.past_key_values, cache->Gather({&kv, 1}, past));
+  const bool paged = decoder->shape().layout == KvLayout::kPaged;
+  if (paged) {
+    Sequence* row = &seq;
+    HONE_RETURN_IF_ERROR(FillPaged({&row, 1}, step));
+  } else {
+    step.attention_mask.assign(static_cast<size_t>(past + chunk), 1);
+    const KvSequence* kv = &seq.kv;
+    HONE_ASSIGN_OR_RETURN(step.past_key_values, cache->Gather({&kv, 1}, past));
+  }
   HONE_ASSIGN_OR_RETURN(DecoderOutput out, decoder->Run(step));
-  cache->Append(out.present, 0, past, chunk, &seq.kv);
+  if (paged)
+    cache->Advance(&seq.kv, chunk);
+  else
+    cache->Append(out.present, 0, past, chunk, &seq.kv);
   seq.prefilled += chunk;
   if (options.prefix_cache) cache->Register(seq.prompt, seq.prefilled, &seq.kv);
   if (seq.prefilled < static_cast<int64_t>(seq.prompt.size())) return Status::Ok();

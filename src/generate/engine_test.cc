@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
 namespace hone::generate {
@@ -15,9 +16,10 @@ namespace {
 
 std::string TinyDir() { return std::string(HONE_BINARY_DIR) + "/testdata/tiny_llm"; }
 
-EngineOptions Tiny() {
+// The tiny decoder in the dense layout, or the same weights in the paged layout (build_decoder.py --layout paged).
+EngineOptions Tiny(KvLayout layout = KvLayout::kDense) {
   EngineOptions o;
-  o.model_path = TinyDir() + "/model.onnx";
+  o.model_path = TinyDir() + (layout == KvLayout::kPaged ? "_paged" : "") + "/model.onnx";
   o.tokenizer_path = TinyDir() + "/tokenizer.json";
   o.session.intra_op_threads = 1;
   o.kv_cache_bytes = 8 << 20;
@@ -139,8 +141,45 @@ TEST(EngineTest, OpensTheTinyDecoder) {
   EXPECT_LE(stats.kv_blocks_total * stats.kv_bytes_per_block, 8 << 20);
 }
 
-TEST(EngineTest, APromptSharingAPrefixTakesItsBlocksFromTheCacheAndGetsTheTokensItGetsWithout) {
-  EngineOptions without = Tiny();
+// The behaviour tests run with each KV layout and element type: a dense decoder with float32 or float16 blocks
+// (with float16 a row's tokens must not depend on whether its batch changed either: the kept present tensors are
+// rounded as the blocks round), and the paged decoder, which reads and writes the float16 blocks itself.
+struct Variant {
+  std::string name;
+  KvLayout layout;
+  std::optional<KvDtype> dtype;
+};
+EngineOptions TinyAs(const Variant& v) {
+  EngineOptions o = Tiny(v.layout);
+  o.kv_dtype = v.dtype;
+  return o;
+}
+class EngineVariantTest : public ::testing::TestWithParam<Variant> {};
+INSTANTIATE_TEST_SUITE_P(Variants, EngineVariantTest,
+                         ::testing::Values(Variant{"DenseFloat32", KvLayout::kDense, KvDtype::kFloat32},
+                                           Variant{"DenseFloat16", KvLayout::kDense, KvDtype::kFloat16},
+                                           Variant{"Paged", KvLayout::kPaged, std::nullopt}),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(EngineTest, OpensThePagedDecoderWithFloat16BlocksAndRefusesFloat32) {
+  auto engine = Engine::Open(Tiny(KvLayout::kPaged));
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  EXPECT_EQ((*engine)->shape().layout, KvLayout::kPaged);
+  EXPECT_EQ((*engine)->shape().layers, 2);
+  EXPECT_EQ((*engine)->shape().kv_heads, 2);
+  EXPECT_EQ((*engine)->shape().head_size, 16);
+  auto dense = Engine::Open(Tiny());
+  ASSERT_TRUE(dense.ok());
+  EXPECT_EQ((*engine)->Stats().kv_bytes_per_block * 2, (*dense)->Stats().kv_bytes_per_block);  // float16
+  EngineOptions f32 = Tiny(KvLayout::kPaged);
+  f32.kv_dtype = KvDtype::kFloat32;
+  auto refused = Engine::Open(f32);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("paged layout, whose KV cache is float16"));
+}
+
+TEST_P(EngineVariantTest, APromptSharingAPrefixTakesItsBlocksFromTheCacheAndGetsTheTokensItGetsWithout) {
+  EngineOptions without = TinyAs(GetParam());
   without.prefix_cache = false;
   const GenerationRequest first = Ids(70, 8);  // 4 full blocks of 16 and 6 positions
   GenerationRequest second = first;           // the same first 50 tokens (3 full blocks), then others
@@ -148,7 +187,7 @@ TEST(EngineTest, APromptSharingAPrefixTakesItsBlocksFromTheCacheAndGetsTheTokens
   for (int64_t i = 0; i < 12; ++i) second.prompt_ids.push_back(700 + i);
   const std::vector<int64_t> first_alone = Alone(without, first), second_alone = Alone(without, second);
 
-  auto engine = Engine::Open(Tiny());
+  auto engine = Engine::Open(TinyAs(GetParam()));
   ASSERT_TRUE(engine.ok());
   auto run = [&](const GenerationRequest& r) {
     auto c = std::make_unique<Collector>();
@@ -170,15 +209,8 @@ TEST(EngineTest, APromptSharingAPrefixTakesItsBlocksFromTheCacheAndGetsTheTokens
   EXPECT_GE((*engine)->Stats().kv_blocks_cached, 4);
 }
 
-// Run once with each KV element type: with float16 blocks a row's tokens must not depend on whether its batch
-// changed either (the kept present tensors are rounded as the blocks round).
-class EngineKvDtypeTest : public ::testing::TestWithParam<KvDtype> {};
-INSTANTIATE_TEST_SUITE_P(Dtypes, EngineKvDtypeTest, ::testing::Values(KvDtype::kFloat32, KvDtype::kFloat16),
-                         [](const auto& info) { return info.param == KvDtype::kFloat16 ? "Float16" : "Float32"; });
-
-TEST_P(EngineKvDtypeTest, RequestsJoiningMidFlightGetTheTokensTheyGetAlone) {
-  EngineOptions options = Tiny();
-  options.kv_dtype = GetParam();
+TEST_P(EngineVariantTest, RequestsJoiningMidFlightGetTheTokensTheyGetAlone) {
+  const EngineOptions options = TinyAs(GetParam());
   std::vector<std::vector<int64_t>> alone;
   for (size_t i = 0; i < kPrompts.size(); ++i) alone.push_back(Alone(options, Greedy(kPrompts[i], 12 + 3 * i)));
 
@@ -201,9 +233,9 @@ TEST_P(EngineKvDtypeTest, RequestsJoiningMidFlightGetTheTokensTheyGetAlone) {
   ExpectNoBlocksReserved(**engine);
 }
 
-TEST(EngineTest, ChunkedPrefillGivesTheTokensOfAWholePrompt) {
-  EngineOptions whole = Tiny();
-  EngineOptions chunked = Tiny();
+TEST_P(EngineVariantTest, ChunkedPrefillGivesTheTokensOfAWholePrompt) {
+  EngineOptions whole = TinyAs(GetParam());
+  EngineOptions chunked = TinyAs(GetParam());
   chunked.max_step_tokens = 5;  // the long prompt (~30 tokens) goes in chunks of 5
   EXPECT_EQ(Alone(chunked, Greedy(kPrompts[1], 10)), Alone(whole, Greedy(kPrompts[1], 10)));
 }
@@ -263,8 +295,8 @@ TEST(EngineTest, CancellingFreesTheBlocksAtTheNextStep) {
   ExpectNoBlocksReserved(**engine);
 }
 
-TEST(EngineTest, AdmissionWaitsForBlocksAndNeverExceedsTheBudget) {
-  EngineOptions o = Tiny();
+TEST_P(EngineVariantTest, AdmissionWaitsForBlocksAndNeverExceedsTheBudget) {
+  EngineOptions o = TinyAs(GetParam());
   auto probe = Engine::Open(o);
   ASSERT_TRUE(probe.ok());
   const int64_t block_bytes = (*probe)->Stats().kv_bytes_per_block;

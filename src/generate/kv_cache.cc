@@ -1,6 +1,7 @@
 #include "generate/kv_cache.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <new>
 
@@ -188,6 +189,19 @@ Result<std::vector<Tensor>> KvCache::Gather(std::span<const KvSequence* const> r
     past.push_back(std::move(t));
   }
   return past;
+}
+
+void KvCache::Advance(KvSequence* seq, int64_t count) const {
+  assert(seq->length + count <= seq->reserved);
+  seq->length += count;
+}
+
+Result<Tensor> KvCache::Pool() const {
+  if (dtype_ != KvDtype::kFloat16)
+    return Status::FailedPrecondition("KV cache: a paged decoder needs float16 blocks, these are float32");
+  return Tensor::Borrow(DataType::kFp16,
+                        {total_blocks_, shape_.layers, 2, shape_.kv_heads, block_tokens_, shape_.head_size},
+                        pool_.get(), static_cast<size_t>(total_blocks_ * bytes_per_block()));
 }
 
 void KvCache::Append(std::span<const Tensor> present, int64_t row, int64_t from, int64_t count, KvSequence* seq) {

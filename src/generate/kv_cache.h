@@ -2,9 +2,10 @@
 // of one sequence for every layer. The pool is allocated once, at its full size, so the cache never takes more
 // memory than its budget; a sequence holds a list of blocks and grows a block at a time.
 //
-// The decoder takes its past as dense [batch, kv_heads, past, head_size] tensors, so a step gathers each row's
-// blocks into them (Gather), and the new positions a step produced are copied back into the blocks (Append). The
-// blocks are the truth; the dense tensors are a step's working copy.
+// A decoder of the dense layout takes its past as dense [batch, kv_heads, past, head_size] tensors, so a step
+// gathers each row's blocks into them (Gather), and the new positions a step produced are copied back into the
+// blocks (Append). The blocks are the truth; the dense tensors are a step's working copy. A paged decoder reads and
+// writes the blocks themselves (Pool, Advance): no copies.
 //
 // Block layout: [layer][key, value][kv_head][token][head_size] elements, so a (layer, kv, head) run of a block is
 // contiguous in both the block and the dense tensor. Not thread-safe: the engine's one thread owns it.
@@ -86,6 +87,13 @@ class KvCache {
   // [rows, kv_heads, slots, head_size]) into `seq` at positions [seq->length, seq->length + count), which must be
   // reserved, and advances seq->length.
   void Append(std::span<const Tensor> present, int64_t row, int64_t from, int64_t count, KvSequence* seq);
+  // Paged decoders (decoder.h) write a step's positions into the blocks themselves: this advances seq->length by
+  // `count` positions, which must be reserved.
+  void Advance(KvSequence* seq, int64_t count) const;
+  // The whole pool as one tensor over the blocks' memory (no copy), [total_blocks, layers, 2, kv_heads,
+  // block_tokens, head_size], for a paged decoder to read and write. FailedPrecondition unless the blocks are
+  // float16 (the paged layout's type).
+  Result<Tensor> Pool() const;
   // With float16 blocks, rounds slot `slot` of every row of `present` to float16 precision in place (what Append
   // then Gather would give); nothing with float32 blocks.
   void RoundLikeBlocks(std::span<Tensor> present, int64_t slot) const;

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "runtime/custom_ops.h"
 #include "runtime/ort_bridge.h"
 
 namespace hone::runtime {
@@ -43,6 +44,7 @@ Ort::SessionOptions ToOrtOptions(const SessionOptions& o) {
     ort.DisableCpuMemArena();
   if (!o.optimized_model_path.empty()) ort.SetOptimizedModelFilePath(o.optimized_model_path.c_str());
   if (!o.profile_prefix.empty()) ort.EnableProfiling(o.profile_prefix.c_str());
+  ort.Add(HoneOpDomain());  // hone's operators (custom_ops.h), for the models that use them
   return ort;
 }
 

@@ -1,6 +1,8 @@
 """Text generation over real clients: OpenAI's own Python SDK against /v1 (completions, chat, streams with usage),
 KServe's generate extension and /infer over plain HTTP, against a tiny random-weight decoder in SmolLM2's layout
-(models/smollm2/build_decoder.py --random: 2 layers, a 900-token vocabulary, context 2048) served by hone serve.
+(models/smollm2/build_decoder.py --random: 2 layers, a 900-token vocabulary, context 2048) served by hone serve, in
+both layouts: dense (standard ops over past/present tensors) and paged (hone's PagedAttention over the float16 block
+cache, which is what the fast INT4 variant of scripts/compare-llm runs).
 
 What it shows: streamed and whole replies agree token for token (greedy); requests that run together (continuous
 batching) give what they give alone; usage counts add up, also in /metrics; bad requests get the API's own error
@@ -30,14 +32,14 @@ VOCAB = ROOT / "src" / "process" / "testdata" / "smollm2.tokenizer.json"
 CONTEXT = 2048
 
 
-@pytest.fixture(scope="module")
-def llm_repo(tmp_path_factory):
+@pytest.fixture(scope="module", params=["dense", "paged"])
+def llm_repo(tmp_path_factory, request):
     repo = tmp_path_factory.mktemp("llm-repo")
     version = repo / "tiny" / "1"
     version.mkdir(parents=True)
     subprocess.run(["/usr/bin/python3", str(BUILDER), "--random", "--layers", "2", "--hidden", "64", "--heads", "4",
                     "--kv-heads", "2", "--context", str(CONTEXT), "--vocab-from", str(VOCAB), "--seed", "3",
-                    "--out", str(version)], check=True, capture_output=True)
+                    "--out", str(version), "--layout", request.param], check=True, capture_output=True)
     (repo / "tiny" / "config.pbtxt").write_text(
         'name: "tiny"\nbackend: "hone_llm"\n'
         'parameters { key: "kv_cache_bytes" value { string_value: "33554432" } }\n'

@@ -17,11 +17,13 @@
 //   intra_op_thread_count   ONNX Runtime's threads (default: the model's share of the cores, like any model)
 //   tokenizer_file          the tokenizer's file name in the version folder (default tokenizer.json)
 //   prefix_cache            keep full blocks of prompt positions for later prompts that start the same (true/false)
-//   kv_cache_dtype          float32 (default) or float16: the cache's element type; float16 holds twice the tokens
+//   kv_cache_dtype          float32 or float16: the cache's element type; float16 holds twice the tokens (default: the
+//                           model's: float16 for a paged decoder, which refuses float32; float32 for a dense one)
 // The engine batches by itself (continuous batching): max_batch_size must be 0 and dynamic_batching absent.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,7 +48,7 @@ struct LlmParameters {
   int intra_op_threads = 0;        // 0: not set
   std::string tokenizer_file = "tokenizer.json";
   bool prefix_cache = true;
-  KvCacheDtype kv_cache_dtype = KvCacheDtype::kFloat32;
+  std::optional<KvCacheDtype> kv_cache_dtype;  // unset: the model's (float16 for a paged decoder, else float32)
 };
 
 bool IsLlm(const inference::ModelConfig& config);

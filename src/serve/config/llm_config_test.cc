@@ -38,7 +38,7 @@ TEST(LlmConfigTest, PrefixCachingCanBeTurnedOffAndTakesOnlyTrueOrFalse) {
 }
 
 TEST(LlmConfigTest, TheKvCacheDtypeIsFloat32OrFloat16) {
-  EXPECT_EQ(FromText("")->kv_cache_dtype, KvCacheDtype::kFloat32);
+  EXPECT_EQ(FromText("")->kv_cache_dtype, std::nullopt);
   auto half = FromText(Param("kv_cache_dtype", "float16"));
   ASSERT_TRUE(half.ok()) << half.status().ToString();
   EXPECT_EQ(half->kv_cache_dtype, KvCacheDtype::kFloat16);

@@ -1,0 +1,211 @@
+#include "runtime/paged_attention.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "tensor/half_convert.h"
+
+namespace hone::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+float RoundHalf(float x) {
+  uint16_t h = 0;
+  FloatToHalf(&x, &h, 1);
+  float back = 0;
+  HalfToFloat(&h, &back, 1);
+  return back;
+}
+
+// A step over rows of different pasts, its blocks scattered over the pool, checked against plain attention over
+// dense keys and values (the past as the cache holds it, the new positions rounded to float16 as stored).
+struct Case {
+  int64_t batch, sequence, heads, kv_heads, head_size, block_tokens, layers, layer;
+  std::vector<int32_t> past;
+};
+
+void CheckAgainstDense(const Case& c) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int64_t d = c.head_size;
+  int64_t table_width = 0;
+  for (int32_t p : c.past)
+    table_width = std::max<int64_t>(table_width, (p + c.sequence + c.block_tokens - 1) / c.block_tokens);
+  const int64_t blocks = c.batch * table_width + 3;
+  // Each row gets distinct blocks in a shuffled order: positions follow the table, not the pool's order.
+  std::vector<int32_t> ids(static_cast<size_t>(blocks));
+  std::iota(ids.begin(), ids.end(), 0);
+  std::shuffle(ids.begin(), ids.end(), rng);
+  std::vector<int32_t> table(ids.begin(), ids.begin() + c.batch * table_width);
+
+  const size_t run = static_cast<size_t>(c.block_tokens * d);
+  std::vector<uint16_t> cache(static_cast<size_t>(blocks * c.layers * 2 * c.kv_heads) * run);
+  std::vector<float> noise(cache.size());
+  for (float& x : noise) x = normal(rng);
+  FloatToHalf(noise.data(), cache.data(), noise.size());  // the past: whatever the blocks hold
+  const std::vector<uint16_t> before = cache;
+
+  auto fill = [&](int64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) x = normal(rng);
+    return v;
+  };
+  const int64_t width = (c.heads + 2 * c.kv_heads) * d;
+  std::vector<float> qkv = fill(c.batch * c.sequence * width);
+  // Views of the packed rows: query head h, key or value head g of row b, position s.
+  auto q = [&](int64_t b, int64_t h, int64_t s) { return &qkv[static_cast<size_t>((b * c.sequence + s) * width + h * d)]; };
+  auto kv = [&](int kind, int64_t b, int64_t g, int64_t s) {
+    return &qkv[static_cast<size_t>((b * c.sequence + s) * width + (c.heads + kind * c.kv_heads + g) * d)];
+  };
+  std::vector<float> out(static_cast<size_t>(c.batch * c.sequence * c.heads * d), -1.0f);
+
+  PagedAttentionArgs a;
+  a.batch = c.batch;
+  a.sequence = c.sequence;
+  a.heads = c.heads;
+  a.kv_heads = c.kv_heads;
+  a.head_size = d;
+  a.layer = c.layer;
+  a.layers = c.layers;
+  a.blocks = blocks;
+  a.block_tokens = c.block_tokens;
+  a.table_width = table_width;
+  a.scale = 1.0f / std::sqrt(static_cast<float>(d));
+  a.qkv = qkv.data();
+  a.cache = cache.data();
+  a.block_table = table.data();
+  a.past = c.past.data();
+  a.out = out.data();
+  ASSERT_TRUE(CheckPagedAttention(a).ok()) << CheckPagedAttention(a).message();
+  PagedAttention(a);
+
+  // The dense reference: position j of row b, KV head g, from the blocks as they were or from the new inputs.
+  auto cached = [&](const std::vector<uint16_t>& pool, int64_t b, int kv, int64_t g, int64_t j, int64_t i) {
+    const int64_t block = table[b * table_width + j / c.block_tokens];
+    const size_t at = static_cast<size_t>((((block * c.layers + c.layer) * 2 + kv) * c.kv_heads + g)) * run +
+                      static_cast<size_t>((j % c.block_tokens) * d + i);
+    float x = 0;
+    HalfToFloat(&pool[at], &x, 1);
+    return x;
+  };
+  const int64_t group = c.heads / c.kv_heads;
+  for (int64_t b = 0; b < c.batch; ++b) {
+    const int64_t past = c.past[b];
+    for (int64_t g = 0; g < c.kv_heads; ++g)
+      for (int64_t s = 0; s < c.sequence; ++s)
+        for (int64_t i = 0; i < d; ++i) {
+          // stored: the new key and value, rounded to float16
+          EXPECT_EQ(cached(cache, b, 0, g, past + s, i), RoundHalf(kv(0, b, g, s)[i]));
+          EXPECT_EQ(cached(cache, b, 1, g, past + s, i), RoundHalf(kv(1, b, g, s)[i]));
+        }
+    for (int64_t h = 0; h < c.heads; ++h)
+      for (int64_t s = 0; s < c.sequence; ++s) {
+        const int64_t g = h / group;
+        const int64_t n = past + s + 1;
+        std::vector<double> score(static_cast<size_t>(n));
+        double top = -1e300;
+        for (int64_t j = 0; j < n; ++j) {
+          double dot = 0;
+          for (int64_t i = 0; i < d; ++i)
+            dot += double(q(b, h, s)[i]) *
+                   (j < past ? cached(before, b, 0, g, j, i) : cached(cache, b, 0, g, j, i));
+          score[j] = dot * a.scale;
+          top = std::max(top, score[j]);
+        }
+        double sum = 0;
+        for (double& x : score) sum += (x = std::exp(x - top));
+        for (int64_t i = 0; i < d; ++i) {
+          double want = 0;
+          for (int64_t j = 0; j < n; ++j)
+            want += score[j] / sum * (j < past ? cached(before, b, 1, g, j, i) : cached(cache, b, 1, g, j, i));
+          EXPECT_NEAR(out[static_cast<size_t>(((b * c.sequence + s) * c.heads + h) * d + i)], want, 2e-5)
+              << "row " << b << " head " << h << " query " << s << " element " << i;
+        }
+      }
+  }
+  // Nothing outside the new positions changed: other layers, other rows' blocks, the past.
+  size_t changed = 0;
+  for (size_t i = 0; i < cache.size(); ++i) changed += cache[i] != before[i];
+  EXPECT_LE(changed, static_cast<size_t>(c.batch * c.sequence * 2 * c.kv_heads * d));
+}
+
+TEST(PagedAttentionTest, DecodeRowsOfDifferentPastsMatchDenseAttention) {
+  CheckAgainstDense({.batch = 3, .sequence = 1, .heads = 4, .kv_heads = 2, .head_size = 16, .block_tokens = 4,
+                     .layers = 3, .layer = 1, .past = {0, 5, 12}});
+}
+
+TEST(PagedAttentionTest, PromptChunkAfterAPastMatchesDenseAttention) {
+  // 70 queries: three units of up to 32 along the sequence; the past ends inside a block.
+  CheckAgainstDense({.batch = 1, .sequence = 70, .heads = 6, .kv_heads = 2, .head_size = 24, .block_tokens = 16,
+                     .layers = 2, .layer = 0, .past = {9}});
+}
+
+TEST(PagedAttentionTest, OneHeadPerKvHeadAndOneTokenBlocks) {
+  CheckAgainstDense({.batch = 2, .sequence = 3, .heads = 2, .kv_heads = 2, .head_size = 8, .block_tokens = 1,
+                     .layers = 1, .layer = 0, .past = {2, 0}});
+}
+
+TEST(PagedAttentionTest, RotaryTurnsQueryAndKeyPairsByPositionTimesFrequencyAndLeavesValues) {
+  PagedAttentionArgs a;
+  a.batch = 1;
+  a.sequence = 2;
+  a.heads = 1;
+  a.kv_heads = 1;
+  a.head_size = 4;
+  std::vector<float> qkv = {1, 2, 3, 4, /*key*/ 5, 6, 7, 8, /*value*/ 9, 10, 11, 12,   // position 0: unchanged
+                            1, 0, 0, 0, /*key*/ 0, 1, 0, 0, /*value*/ 1, 1, 1, 1};   // position 3
+  const std::vector<float> before = qkv;
+  const std::vector<int64_t> positions = {0, 3};
+  ApplyRotary(a, 100.0f, positions.data(), qkv.data());
+  for (size_t i = 0; i < 12; ++i) EXPECT_FLOAT_EQ(qkv[i], before[i]) << i;
+  // frequencies 1 and 100^(-1/2) = 0.1; pairs (0, 2) and (1, 3)
+  EXPECT_FLOAT_EQ(qkv[12], std::cos(3.0f));   // query (1, 0) in pair (0, 2) turned by 3
+  EXPECT_FLOAT_EQ(qkv[14], std::sin(3.0f));
+  EXPECT_FLOAT_EQ(qkv[13], 0.0f);
+  EXPECT_FLOAT_EQ(qkv[17], std::cos(0.3f));  // key (1, 0) in pair (1, 3) turned by 0.3
+  EXPECT_FLOAT_EQ(qkv[19], std::sin(0.3f));
+  for (size_t i = 20; i < 24; ++i) EXPECT_EQ(qkv[i], 1.0f);  // values are not rotated
+}
+
+TEST(PagedAttentionTest, RefusesWhatDoesNotFit) {
+  std::vector<int32_t> table = {0, 1};
+  std::vector<int32_t> past = {4};
+  PagedAttentionArgs a;
+  a.batch = 1;
+  a.sequence = 1;
+  a.heads = 2;
+  a.kv_heads = 1;
+  a.head_size = 4;
+  a.layers = 1;
+  a.blocks = 2;
+  a.block_tokens = 2;
+  a.table_width = 2;
+  a.block_table = table.data();
+  a.past = past.data();
+  EXPECT_THAT(CheckPagedAttention(a).message(), HasSubstr("5 positions need 3 blocks, block_table holds 2"));
+  past[0] = 1;
+  table[0] = 2;
+  EXPECT_THAT(CheckPagedAttention(a).message(), HasSubstr("block_table[0] = 2 outside the pool of 2 blocks"));
+  table[0] = 0;
+  a.layer = 1;
+  EXPECT_THAT(CheckPagedAttention(a).message(), HasSubstr("layer 1 outside the cache's 1 layers"));
+  a.layer = 0;
+  a.heads = 3;
+  a.kv_heads = 2;
+  EXPECT_THAT(CheckPagedAttention(a).message(), HasSubstr("must be a multiple"));
+  a.heads = 2;
+  a.kv_heads = 1;
+  past[0] = -1;
+  EXPECT_THAT(CheckPagedAttention(a).message(), HasSubstr("negative"));
+  past[0] = 1;
+  EXPECT_TRUE(CheckPagedAttention(a).ok());
+}
+
+}  // namespace
+}  // namespace hone::runtime
