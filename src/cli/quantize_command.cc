@@ -28,7 +28,7 @@ struct QuantizeFlags {
   std::string model, output;
   std::string mode = "dynamic", dynamic_form = "integer", calibrate = "minmax", weight_range = "auto";
   onnx::QuantizeOptions options;
-  bool per_tensor = false, asymmetric_weights = false;
+  bool per_tensor = false, asymmetric_weights = false, external_data = false;
   InputFlags calibration_input_flags;
   VariantFlags verify;
 };
@@ -40,7 +40,8 @@ void AddFlags(CLI::App& sub, QuantizeFlags& f) {
   sub.add_option("--mode", f.mode, "dynamic (INT8 weights, activations at run time) | static (INT8 QDQ, calibrated) "
                                    "| weight-only (MatMulNBits, 4 or 8 bits)")
       ->capture_default_str();
-  sub.add_option("--op-types", o.op_types, "op types to quantize (default: MatMul,Gemm,Conv; weight-only: MatMul)")
+  sub.add_option("--op-types", o.op_types, "op types to quantize (default: MatMul,Gemm,Conv; weight-only: MatMul, and Gather when named: "
+                 "an embedding table in com.microsoft.GatherBlockQuantized)")
       ->delimiter(',');
   sub.add_option("--exclude-ops", o.exclude_op_types, "op types to keep in float (list)")->delimiter(',');
   sub.add_option("--exclude-nodes", o.exclude_nodes, "node names to keep in float (list)")->delimiter(',');
@@ -73,6 +74,9 @@ void AddFlags(CLI::App& sub, QuantizeFlags& f) {
   sub.add_option("--accuracy-level", o.accuracy_level,
                  "weight-only: MatMulNBits accuracy_level (0 unset: float compute; 4: int8 compute)")
       ->capture_default_str();
+  sub.add_flag("--external-data", f.external_data,
+               "write the weights to OUTPUT.data beside the model, page-aligned, so that ONNX Runtime maps them "
+               "from the file instead of copying them (less private memory: an LLM's served RSS)");
   AddVariantFlags(sub, f.verify);
 }
 
@@ -141,7 +145,8 @@ int Run(QuantizeFlags& f) {
   std::unique_ptr<Progress> progress =
       f.verify.quiet || !calibrates ? nullptr : Progress::ForStderr("calibration batch");
   f.options.progress = progress.get();
-  auto summary = onnx::QuantizeFile(f.model, staged->path(), f.options);
+  auto summary = onnx::QuantizeFile(f.model, staged->path(), f.options,
+                                    f.external_data ? onnx::WriteOptions::AlwaysExternal() : onnx::WriteOptions{});
   if (progress) progress->Finish();
   if (!summary.ok()) return TransformFailed(summary.status(), *staged, f.output, "hone quantize");
   PrintSummary(f, *summary);

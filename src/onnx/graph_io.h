@@ -44,6 +44,15 @@ struct WriteOptions {
   // an external data file "<model file name>.data" beside the model. protobuf cannot write messages over 2 GiB.
   uint64_t external_threshold_bytes = (uint64_t{1} << 31) - (uint64_t{1} << 20);
   uint64_t external_min_bytes = 1024;
+
+  // Every initializer of at least external_min_bytes in the external data file, whatever the model's size: at
+  // page-aligned offsets ONNX Runtime maps the file instead of copying the weights into the process (they count
+  // as RssFile, shared and reclaimable, not RssAnon), and a weight its kernels repack is never copied at all.
+  static WriteOptions AlwaysExternal() {
+    WriteOptions o;
+    o.external_threshold_bytes = 0;
+    return o;
+  }
 };
 
 // Writes `model` to `path` (a copy is made when external data is needed; `model` is left as it was). Errors name

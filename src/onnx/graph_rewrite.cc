@@ -72,8 +72,8 @@ Status FinishRewrite(::onnx::ModelProto* model, const RewriteScope& scope, const
   return CheckModel(*model);
 }
 
-Status SaveAndLoadCheck(const ::onnx::ModelProto& model, const std::string& path) {
-  HONE_RETURN_IF_ERROR(WriteModel(model, path));
+Status SaveAndLoadCheck(const ::onnx::ModelProto& model, const std::string& path, const WriteOptions& write) {
+  HONE_RETURN_IF_ERROR(WriteModel(model, path, write));
   runtime::SessionOptions options;
   options.intra_op_threads = 1;
   auto session = runtime::Session::Open(path, options);

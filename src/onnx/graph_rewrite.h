@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "onnx/graph_io.h"
 
 namespace onnx {
 class ModelProto;
@@ -37,6 +38,6 @@ Status FinishRewrite(::onnx::ModelProto* model, const RewriteScope& scope, const
 
 // WriteModel (graph_io.h), then opens the written file in ONNX Runtime: Internal naming the file and the runtime's
 // message when it does not load, since that is a bug in the rewrite, not in the user's input.
-Status SaveAndLoadCheck(const ::onnx::ModelProto& model, const std::string& path);
+Status SaveAndLoadCheck(const ::onnx::ModelProto& model, const std::string& path, const WriteOptions& write = {});
 
 }  // namespace hone::onnx

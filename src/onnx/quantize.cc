@@ -81,12 +81,12 @@ Result<QuantizeSummary> QuantizeModel(::onnx::ModelProto* model, const QuantizeO
 }
 
 Result<QuantizeSummary> QuantizeFile(const std::string& input_path, const std::string& output_path,
-                                     const QuantizeOptions& options) {
+                                     const QuantizeOptions& options, const WriteOptions& write) {
   HONE_RETURN_IF_ERROR(options.Validate());
   ::onnx::ModelProto model;
   HONE_RETURN_IF_ERROR(LoadModelForRewrite(input_path, &model));
   HONE_ASSIGN_OR_RETURN(QuantizeSummary summary, QuantizeModel(&model, options));
-  HONE_RETURN_IF_ERROR(SaveAndLoadCheck(model, output_path));
+  HONE_RETURN_IF_ERROR(SaveAndLoadCheck(model, output_path, write));
   return summary;
 }
 

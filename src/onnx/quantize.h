@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "onnx/graph_io.h"
 #include "onnx/quantize_options.h"
 #include "onnx/quantize_select.h"
 
@@ -34,9 +35,9 @@ Result<QuantizeSummary> QuantizeModel(::onnx::ModelProto* model, const QuantizeO
 std::string DescribeQuantization(const QuantizeOptions& options);
 
 // Reads `input_path` (ReadModelProto's errors; external data beside it is loaded), quantizes, writes
-// `output_path` (external data when over 2 GiB) and opens it in ONNX Runtime: Internal naming the file if the
-// runtime rejects what hone wrote.
+// `output_path` (external data when over 2 GiB, or as `write` says) and opens it in ONNX Runtime: Internal naming
+// the file if the runtime rejects what hone wrote.
 Result<QuantizeSummary> QuantizeFile(const std::string& input_path, const std::string& output_path,
-                                     const QuantizeOptions& options);
+                                     const QuantizeOptions& options, const WriteOptions& write = {});
 
 }  // namespace hone::onnx

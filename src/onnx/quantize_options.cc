@@ -69,13 +69,20 @@ std::vector<std::string> DefaultOpTypes(QuantizeMode mode) {
   return {};
 }
 
+std::vector<std::string> SupportedOpTypes(QuantizeMode mode) {
+  // Weight-only also takes an embedding table (a Gather on a constant), when asked for: not by default, because an
+  // encoder's embeddings may not bear 4 bits.
+  if (mode == QuantizeMode::kWeightOnly) return {"MatMul", "Gather"};
+  return DefaultOpTypes(mode);
+}
+
 Status QuantizeOptions::Validate() const {
   for (const auto& op : op_types) {
     bool known = false;
-    for (const auto& d : DefaultOpTypes(mode)) known = known || d == op;
+    for (const auto& d : SupportedOpTypes(mode)) known = known || d == op;
     if (!known) {
       std::string list;
-      for (const auto& d : DefaultOpTypes(mode)) list += (list.empty() ? "" : ", ") + d;
+      for (const auto& d : SupportedOpTypes(mode)) list += (list.empty() ? "" : ", ") + d;
       return Status::InvalidArgument("--op-types '" + op + "': " + std::string(QuantizeModeName(mode)) +
                                      " quantization handles " + list);
     }

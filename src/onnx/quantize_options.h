@@ -108,5 +108,7 @@ bool CpuAvoidsU8S8Saturation();
 
 // The op types each mode quantizes by default.
 std::vector<std::string> DefaultOpTypes(QuantizeMode mode);
+// What --op-types may name: the defaults, and for weight-only also Gather.
+std::vector<std::string> SupportedOpTypes(QuantizeMode mode);
 
 }  // namespace hone::onnx

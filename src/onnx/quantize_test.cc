@@ -4,6 +4,8 @@
 #include "onnx/quantize.h"
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -190,6 +192,103 @@ TEST(QuantizeWeightOnlyTest, BlockOffsetsAddASmallFloatCorrection) {
   EXPECT_EQ(attention.summary.quantized.size(), 4u);
   o.weight_only_symmetric = false;
   EXPECT_THAT(o.Validate().message(), HasSubstr("--block-offset"));
+}
+
+// An embedding: y = table[ids], table [50, 64] whose blocks of 32 are Q8_0's (a float16 scale times integers in
+// [-127, 127], one of them +-127), as a GGUF's token_embd holds them.
+::onnx::ModelProto EmbeddingModel(std::vector<float>* values) {
+  auto m = testing::EmptyModel("embedding");
+  auto* g = m.mutable_graph();
+  testing::SetTensorType(g->add_input(), "ids", ::onnx::TensorProto::INT64, {"B", 3});
+  testing::SetTensorType(g->add_output(), "y", ::onnx::TensorProto::FLOAT, {"B", 3, 64});
+  auto* t = testing::AddFloatInitializer(g, "table", {50, 64});
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> code(-127, 127);
+  values->assign(50 * 64, 0.0f);
+  for (size_t block = 0; block < values->size() / 32; ++block) {
+    const float scale = std::ldexp(1.0f + static_cast<float>(block % 7) / 8, -6 - static_cast<int>(block % 3));
+    for (size_t i = 0; i < 32; ++i) (*values)[block * 32 + i] = scale * static_cast<float>(i == 5 ? -127 : code(rng));
+  }
+  testing::SetValues(t, *values);
+  testing::AddNode(g, "Gather", {"table", "ids"}, {"y"})->set_name("embed");
+  return m;
+}
+
+TEST(QuantizeWeightOnlyTest, AnEmbeddingGatherBecomesGatherBlockQuantizedWhenAskedFor) {
+  testing::TempDir dir;
+  std::vector<float> table;
+  const ::onnx::ModelProto model = EmbeddingModel(&table);
+  Tensor ids = *Tensor::Allocate(DataType::kInt64, {2, 3});
+  const std::vector<int64_t> rows = {0, 7, 49, 12, 12, 30};
+  std::copy(rows.begin(), rows.end(), ids.mutable_values<int64_t>().begin());
+
+  // Not by default: weight-only quantizes MatMul unless Gather is named.
+  RoundTrip untouched = QuantizeAndRun(model, WeightOnly(8, 32, true), ids, dir);
+  ASSERT_TRUE(untouched.error.empty()) << untouched.error;
+  EXPECT_THAT(untouched.summary.quantized, IsEmpty());
+
+  QuantizeOptions o = WeightOnly(8, 32, true);
+  o.op_types = {"MatMul", "Gather"};
+  ASSERT_TRUE(o.Validate().ok()) << o.Validate().message();
+  RoundTrip r = QuantizeAndRun(model, o, ids, dir);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_THAT(OpTypes(r.model), Contains("GatherBlockQuantized"));
+  EXPECT_THAT(OpTypes(r.model), Not(Contains("Gather")));
+  ASSERT_EQ(r.quantized.size(), 6u * 64);
+  for (size_t i = 0; i < r.quantized.size(); ++i) {
+    // 8 bits, symmetric, block 32: Q8_0's blocks come back exactly
+    EXPECT_EQ(r.quantized[i], table[static_cast<size_t>(rows[i / 64] * 64) + i % 64]) << i;
+    EXPECT_EQ(r.quantized[i], r.reference[i]) << i;
+  }
+  for (bool symmetric : {true, false}) {
+    SCOPED_TRACE(symmetric ? "4 bits symmetric" : "4 bits asymmetric");
+    QuantizeOptions four = WeightOnly(4, 32, symmetric);
+    four.op_types = {"Gather"};
+    RoundTrip r4 = QuantizeAndRun(model, four, ids, dir);
+    ASSERT_TRUE(r4.error.empty()) << r4.error;
+    EXPECT_THAT(OpTypes(r4.model), Contains("GatherBlockQuantized"));
+    ExpectClose(r4, 0.15);  // 4 bits of values up to 2
+  }
+  // What stays float, and why.
+  QuantizeOptions offsets = o;
+  offsets.weight_only_block_offset = true;
+  offsets.bits = 4;
+  RoundTrip skipped = QuantizeAndRun(model, offsets, ids, dir);
+  ASSERT_TRUE(skipped.error.empty()) << skipped.error;
+  EXPECT_THAT(skipped.summary.skipped, Contains(HasSubstr("--block-offset applies to MatMul only")));
+  QuantizeOptions wide = o;
+  wide.block_size = 128;
+  RoundTrip partial = QuantizeAndRun(model, wide, ids, dir);
+  EXPECT_THAT(partial.summary.skipped, Contains(HasSubstr("not a multiple of the block (128)")));
+  QuantizeOptions conv = WeightOnly(8, 32, true);
+  conv.op_types = {"Conv"};
+  EXPECT_THAT(conv.Validate().message(), HasSubstr("weight-only quantization handles MatMul, Gather"));
+}
+
+TEST(QuantizeWeightOnlyTest, AModelOfHonesOwnLayoutGetsTheBlockOffsetsInOneNode) {
+  testing::TempDir dir;
+  QuantizeOptions o = WeightOnly(4, 32, true);
+  o.weight_only_block_offset = true;
+  ::onnx::ModelProto portable_model = testing::AttentionModel();
+  ::onnx::ModelProto hone_model = portable_model;
+  auto* import = hone_model.add_opset_import();  // as build_decoder.py --layout paged writes it
+  import->set_domain("ai.hone");
+  import->set_version(1);
+  const Tensor input = testing::RandomTensor({2, 8, 16}, 7, -1, 1);
+  RoundTrip portable = QuantizeAndRun(portable_model, o, input, dir);
+  RoundTrip fused = QuantizeAndRun(hone_model, o, input, dir);
+  ASSERT_TRUE(portable.error.empty() && fused.error.empty()) << portable.error << fused.error;
+  auto count = [](const ::onnx::ModelProto& m, const std::string& op) {
+    return std::count_if(m.graph().node().begin(), m.graph().node().end(),
+                         [&](const ::onnx::NodeProto& n) { return n.op_type() == op; });
+  };
+  // 4 projections: one AddBlockOffsets each instead of two MatMuls and an Add (the attention's own MatMuls stay)
+  EXPECT_EQ(count(fused.model, "AddBlockOffsets"), 4);
+  EXPECT_EQ(count(portable.model, "AddBlockOffsets"), 0);
+  EXPECT_EQ(count(portable.model, "MatMul") - count(fused.model, "MatMul"), 8);
+  ASSERT_EQ(fused.quantized.size(), portable.quantized.size());
+  EXPECT_LE(testing::MaxAbsDiff(fused.quantized, portable.quantized), 1e-5 * testing::MaxAbs(portable.quantized));
+  ExpectClose(fused, 0.3);
 }
 
 TEST(QuantizeWeightOnlyTest, AttentionProjectionsWithLargeBlocks) {

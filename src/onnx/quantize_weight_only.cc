@@ -13,6 +13,15 @@ namespace hone::onnx {
 namespace {
 
 constexpr char kMicrosoftDomain[] = "com.microsoft";
+constexpr char kHoneDomain[] = "ai.hone";
+
+// A model that already needs hone's own operators (build_decoder.py --layout paged) runs only in hone, so it gets
+// the block-offset correction as one ai.hone.AddBlockOffsets node; any other model keeps the portable form.
+bool UsesHoneOps(const ::onnx::ModelProto& model) {
+  for (const auto& op : model.opset_import())
+    if (op.domain() == kHoneDomain) return true;
+  return false;
+}
 
 // Why `node` stays float, or "" when it can be rewritten; fills *weight.
 std::string Check(const GraphIndex& index, const ::onnx::NodeProto& node, FloatWeight* weight) {
@@ -37,6 +46,48 @@ std::vector<float> Transposed(const std::vector<float>& m, int64_t rows, int64_t
   return t;
 }
 
+// Why the Gather `node` stays float, or "" when it can be rewritten; fills *table.
+std::string CheckGather(const GraphIndex& index, const ::onnx::NodeProto& node, const QuantizeOptions& options,
+                        FloatWeight* table) {
+  if (node.input_size() != 2) return "expected 2 inputs";
+  if (IntAttr(node, "axis", 0) != 0) return "it gathers along axis " + std::to_string(IntAttr(node, "axis", 0)) +
+                                            ", not 0 (rows of an embedding table)";
+  if (index.Initializer(node.input(1))) return "its indices '" + node.input(1) + "' are a constant";
+  auto t = ReadWeight(index, node.input(0));
+  if (!t.ok()) return "table " + t.status().message();
+  if (t->dims.size() != 2) return "table '" + t->name + "' is not 2-D";
+  if (t->dims[1] % options.block_size != 0)
+    return "rows of " + std::to_string(t->dims[1]) + " values are not a multiple of the block (" +
+           std::to_string(options.block_size) + ")";
+  if (options.weight_only_block_offset) return "--block-offset applies to MatMul only";
+  *table = std::move(*t);
+  return "";
+}
+
+// A Gather's [rows, cols] table quantized as MatMulNBits would quantize its transpose ([cols, rows]: blocks along
+// each row), which is GatherBlockQuantized's layout byte for byte: data [rows, cols * bits / 8], scales
+// [rows, cols / block], zero points (asymmetric only) [rows, ceil(blocks * bits / 8)], the default 2^(bits-1).
+void RewriteGather(GraphBuilder& builder, const ::onnx::NodeProto& node, const FloatWeight& table,
+                   const QuantizeOptions& options) {
+  const int64_t rows = table.dims[0], cols = table.dims[1];
+  BlockQuantized q = QuantizeBlocks(Transposed(table.values, rows, cols), cols, rows, options.bits, options.block_size,
+                                    options.weight_only_symmetric);
+  std::vector<std::string> inputs{
+      builder.AddInitializer(MakeRawTensor(table.name + "_q" + std::to_string(options.bits),
+                                           ::onnx::TensorProto::UINT8, {rows, q.blocks * q.blob_bytes}, q.packed)),
+      node.input(1), builder.AddInitializer(MakeFloatTensor(table.name + "_scales", {rows, q.blocks}, q.scales))};
+  if (!q.zero_points.empty())
+    inputs.push_back(builder.AddInitializer(
+        MakeRawTensor(table.name + "_zero_points", ::onnx::TensorProto::UINT8,
+                      {rows, static_cast<int64_t>(q.zero_points.size()) / rows}, q.zero_points)));
+  auto* gather = builder.AddNode("GatherBlockQuantized", inputs, {node.output(0)}, node.name() + "_GatherBlockQuantized",
+                                 kMicrosoftDomain);
+  SetIntAttr(gather, "gather_axis", 0);
+  SetIntAttr(gather, "quantize_axis", 1);
+  SetIntAttr(gather, "block_size", options.block_size);
+  SetIntAttr(gather, "bits", options.bits);
+}
+
 int64_t RewriteGraph(::onnx::ModelProto* model, ::onnx::GraphProto* graph, const GraphIndex* outer,
                      const std::string& path, const QuantizeOptions& options, QuantizeSummary* summary) {
   std::set<std::string> block_sums;  // the block-sum matrices this graph has (one per K)
@@ -49,6 +100,18 @@ int64_t RewriteGraph(::onnx::ModelProto* model, ::onnx::GraphProto* graph, const
     const ::onnx::NodeProto node = graph->node(i);
     if (!selector.Selected(node)) continue;
     const std::string label = node.name() + " (" + node.op_type() + ")" + (path.empty() ? "" : " in " + path);
+    if (node.op_type() == "Gather") {
+      FloatWeight table;
+      if (std::string why = CheckGather(index, node, options, &table); !why.empty()) {
+        summary->skipped.push_back(label + ": " + why);
+        continue;
+      }
+      RewriteGather(builder, node, table, options);
+      replaced.push_back(i);
+      summary->quantized.push_back(label);
+      if (!path.empty()) ++summary->subgraph_nodes_quantized;
+      continue;
+    }
     FloatWeight w;
     if (std::string why = Check(index, node, &w); !why.empty()) {
       summary->skipped.push_back(label + ": " + why);
@@ -71,11 +134,18 @@ int64_t RewriteGraph(::onnx::ModelProto* model, ::onnx::GraphProto* graph, const
     }
     // With block offsets MatMulNBits gives x . (scale * (code - mid)); the offsets come back as
     // (x . blocks) . offsets, where `blocks` [K, blocks] sums the input over each block (shared by every weight of
-    // that K): two float MatMuls, 1/block_size of the weight's multiplies.
+    // that K): two float MatMuls, 1/block_size of the weight's multiplies. In a model of hone's own layout, one
+    // ai.hone.AddBlockOffsets node does the same (runtime/block_offsets.h).
     const std::string nbits_out = q.offsets.empty() ? node.output(0) : node.output(0) + "_nbits";
     auto* nbits = builder.AddNode("MatMulNBits", inputs, {nbits_out}, node.name() + "_MatMulNBits",
                                   kMicrosoftDomain);
-    if (!q.offsets.empty()) {
+    if (!q.offsets.empty() && UsesHoneOps(*model)) {
+      const std::string offsets = builder.AddInitializer(MakeFloatTensor(w.name + "_offsets", {q.blocks, n},
+                                                                         Transposed(q.offsets, n, q.blocks)));
+      auto* add = builder.AddNode("AddBlockOffsets", {nbits_out, node.input(0), offsets}, {node.output(0)},
+                                  node.name() + "_AddBlockOffsets", kHoneDomain);
+      SetIntAttr(add, "block_size", options.block_size);
+    } else if (!q.offsets.empty()) {
       // Named for the graph it is in, so that subgraphs never share a name with their parent or a sibling.
       const std::string sums = "hone_block_sums_k" + std::to_string(k) + "_b" + std::to_string(options.block_size) +
                                (path.empty() ? "" : "_" + std::to_string(std::hash<std::string>{}(path) % 1000000));
