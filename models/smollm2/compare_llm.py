@@ -14,10 +14,16 @@ hone bench --protocol openai and by NVIDIA's aiperf). Runs in the script's venv 
       the prompts as decoder inputs for hone quantize's verification (--data): input_ids, attention_mask and
       position_ids per sample ([N, 1, tokens]), num_logits_to_keep 1 (the next-token logits only) and empty
       past_key_values.{i}.key/.value [1, kv_heads, 0, head_size] given once: real text instead of random ids.
+      With --layout paged (build_decoder.py --layout paged): input_ids, position_ids and num_logits_to_keep as
+      above, and given once an empty pool kv_cache FP16 [blocks, layers, 2, kv_heads, 16, head_size] just large
+      enough for a prompt, block_table [[0, 1, ...]] and past_lengths [0] (every sample writes the same blocks
+      from position 0, so a run never reads what another left).
   compare_llm.py probe --url http://HOST:PORT --model NAME --max-tokens 64 --out F
       two non-streamed /v1/completions requests at temperature 0 with a ChatML question that the model answers in
       a few tokens and then ends (<|im_end|>): one with ignore_eos, one without. usage.completion_tokens and
-      finish_reason of each, written to F (JSON): whether the server honours vLLM's ignore_eos.
+      finish_reason of each, written to F (JSON): whether the server honours vLLM's ignore_eos. Then greedy
+      continuations (temperature 0, 16 tokens) of GREEDY_PROMPTS, raw completions, for collect to set the servers'
+      texts side by side: the same GGUF weights should continue the same way.
   compare_llm.py rss PID
       the process's VmRSS, VmHWM, RssAnon and RssFile from /proc/PID/status, in MiB, as JSON on stdout.
   compare_llm.py collect --dir RUN_DIR --out results.json
@@ -130,9 +136,17 @@ def cmd_npz(a):
         ids = [tok.encode(json.loads(line), add_special_tokens=False).ids for line in f if line.strip()]
     n = min(len(x) for x in ids)
     x = np.array([row[:n] for row in ids], dtype=np.int64)[:, None, :]
-    arrays = {"input_ids": x, "attention_mask": np.ones_like(x),
-              "position_ids": np.broadcast_to(np.arange(n, dtype=np.int64), x.shape).copy(),
+    arrays = {"input_ids": x, "position_ids": np.broadcast_to(np.arange(n, dtype=np.int64), x.shape).copy(),
               "num_logits_to_keep": np.array(1, dtype=np.int64)}
+    if a.layout == "paged":
+        blocks = (n + 15) // 16
+        arrays["kv_cache"] = np.zeros((blocks, a.layers, 2, a.kv_heads, 16, a.head_size), dtype=np.float16)
+        arrays["block_table"] = np.arange(blocks, dtype=np.int32)[None, :]
+        arrays["past_lengths"] = np.zeros(1, dtype=np.int32)
+        np.savez(a.out, **arrays)
+        print(f"compare_llm: {x.shape[0]} samples of {n} tokens (paged layout) in {a.out}")
+        return
+    arrays["attention_mask"] = np.ones_like(x)
     for i in range(a.layers):
         for kv in ("key", "value"):
             arrays[f"past_key_values.{i}.{kv}"] = np.zeros((1, a.kv_heads, 0, a.head_size), dtype=np.float32)
@@ -150,9 +164,21 @@ PROBE_PROMPT = ("<|im_start|>user\nWhat is the capital of France? Answer in one 
                 "<|im_start|>assistant\n")
 
 
+# check_llama_cpp.py's factual prompts
+GREEDY_PROMPTS = ["The capital of France is", "The largest planet in the solar system is",
+                  "Water is made of hydrogen and", "The first person to walk on the moon was",
+                  "The speed of light is about", "Photosynthesis is the process by which"]
+
+
 def cmd_probe(a):
     prompt = PROBE_PROMPT
-    out = {"url": a.url, "max_tokens": a.max_tokens}
+    out = {"url": a.url, "max_tokens": a.max_tokens, "greedy": {}}
+    for p in GREEDY_PROMPTS:
+        body = {"model": a.model, "prompt": p, "max_tokens": 16, "temperature": 0}
+        try:
+            out["greedy"][p] = post(a.url.rstrip("/") + "/v1/completions", body)["choices"][0].get("text", "")
+        except Exception as e:  # noqa: BLE001 - reported, not fatal
+            out["greedy"][p] = f"error: {e}"
     for key, extra in (("ignore_eos", {"ignore_eos": True}), ("plain", {})):
         body = {"model": a.model, "prompt": prompt, "max_tokens": a.max_tokens, "temperature": 0, **extra}
         try:
@@ -391,6 +417,18 @@ def cmd_collect(a):
             lines.append(f"  {name:<11} ignore_eos {verdict}: with it {ie.get('completion_tokens')} tokens (finish "
                          f"{ie.get('finish_reason')}), without {pl.get('completion_tokens')} tokens (finish "
                          f"{pl.get('finish_reason')})" + (f"; error {ie['error']}" if "error" in ie else ""))
+    greedy = {name: p["greedy"] for name, p in probes.items() if p.get("greedy")}
+    if "hone_int4" in greedy and "llama_server" in greedy:
+        ours, theirs = greedy["hone_int4"], greedy["llama_server"]
+        same = sum(ours.get(k) == theirs.get(k) for k in theirs)
+        lines.append("")
+        lines.append(f"greedy continuations, 16 tokens at temperature 0 (the same GGUF): hone_int4 and llama_server "
+                     f"agree on {same} of {len(theirs)} prompts")
+        for k in theirs:
+            a_words, b_words = ours.get(k, "").split(), theirs[k].split()
+            common = next((i for i, (x, y) in enumerate(zip(a_words, b_words)) if x != y),
+                          min(len(a_words), len(b_words)))
+            lines.append(f"  {k!r}: {common} words in common; hone {ours.get(k, '')!r} / llama {theirs[k]!r}")
     errors = [s for s in summary if s["errors"] or s["first_error"]]
     if errors:
         lines.append("")
@@ -420,6 +458,7 @@ def main():
     p.add_argument("--layers", type=int, default=30)
     p.add_argument("--kv-heads", type=int, default=3)
     p.add_argument("--head-size", type=int, default=64)
+    p.add_argument("--layout", choices=("dense", "paged"), default="dense")
     p = sub.add_parser("probe")
     p.add_argument("--url", required=True)
     p.add_argument("--model", required=True)
