@@ -34,9 +34,10 @@ std::optional<int64_t> ParseInt(const std::string* text) {
 
 Status Expect(bool ok, const std::string& path, std::string_view what) {
   if (ok) return Status::Ok();
-  return Status::InvalidArgument(fmt::format("decoder '{}': {} (hone's decoder layout: input_ids, attention_mask, "
-                                             "position_ids, past_key_values.N.key|value in; logits, "
-                                             "present.N.key|value out)",
+  return Status::InvalidArgument(fmt::format("decoder '{}': {} (hone's decoder layouts: dense, input_ids, "
+                                             "attention_mask, position_ids, past_key_values.N.key|value in, logits "
+                                             "and present.N.key|value out; paged, input_ids, position_ids, "
+                                             "kv_cache, block_table, past_lengths in, logits out)",
                                              path, what));
 }
 
