@@ -26,7 +26,7 @@ size_t RunOffset(const PagedAttentionArgs& a, int64_t block, int kv, int64_t hea
 }
 
 // Eight partial sums, so that the compiler vectorizes without reassociating (no -ffast-math).
-inline float Dot(const float* x, const float* y, int64_t n) {
+__attribute__((always_inline)) inline float Dot(const float* x, const float* y, int64_t n) {
   float part[8] = {};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
@@ -109,11 +109,13 @@ size_t PagedAttentionUnits(const PagedAttentionArgs& a) {
   return static_cast<size_t>(a.batch * a.kv_heads * Chunks(a));
 }
 
+namespace {
+
 // One row b, one KV head g and queries [s0, s1) of each of the group's query heads, with a running softmax over the
 // key blocks (each block converted to float once for the whole group): per query the largest score so far `top`,
 // the sum of exp(score - top) and the weighted sum of values, rescaled whenever `top` grows.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void PagedAttentionUnit(const PagedAttentionArgs& a,
-                                                                                       size_t unit) {
+// Compiled once per instruction set below (always_inline: each copy vectorizes for its target).
+__attribute__((always_inline)) inline void UnitBody(const PagedAttentionArgs& a, size_t unit) {
   const int64_t chunks = Chunks(a);
   const int64_t b = static_cast<int64_t>(unit) / (a.kv_heads * chunks);
   const int64_t g = static_cast<int64_t>(unit) / chunks % a.kv_heads;
@@ -174,6 +176,27 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void PagedAttention
     const float inv = 1.0f / total[q];  // >= 1: the query's own position is always visible
     for (int64_t i = 0; i < d; ++i) dst[i] = acc[q * d + i] * inv;
   }
+}
+
+void UnitPortable(const PagedAttentionArgs& a, size_t unit) { UnitBody(a, unit); }
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) void UnitAvx2(const PagedAttentionArgs& a, size_t unit) { UnitBody(a, unit); }
+__attribute__((target("avx512f,fma"))) void UnitAvx512(const PagedAttentionArgs& a, size_t unit) { UnitBody(a, unit); }
+#endif
+
+}  // namespace
+
+// Chosen by a plain CPU check rather than target_clones: GCC's ifunc resolvers run before ThreadSanitizer's runtime
+// is up, and the TSan build's test binaries crashed at start with them.
+void PagedAttentionUnit(const PagedAttentionArgs& a, size_t unit) {
+#if defined(__x86_64__)
+  static const auto variant = __builtin_cpu_supports("avx512f")                                   ? UnitAvx512
+                              : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? UnitAvx2
+                                                                                                : UnitPortable;
+  variant(a, unit);
+#else
+  UnitPortable(a, unit);
+#endif
 }
 
 }  // namespace hone::runtime
