@@ -8,18 +8,18 @@
 #include "onnx/onnx_pb.h"
 #include "onnx/quantize_math.h"
 #include "onnx/quantize_weights.h"
+#include "runtime/custom_ops.h"
 
 namespace hone::onnx {
 namespace {
 
 constexpr char kMicrosoftDomain[] = "com.microsoft";
-constexpr char kHoneDomain[] = "ai.hone";
 
 // A model that already needs hone's own operators (build_decoder.py --layout paged) runs only in hone, so it gets
 // the block-offset correction as one ai.hone.AddBlockOffsets node; any other model keeps the portable form.
 bool UsesHoneOps(const ::onnx::ModelProto& model) {
   for (const auto& op : model.opset_import())
-    if (op.domain() == kHoneDomain) return true;
+    if (op.domain() == runtime::kHoneOpDomain) return true;
   return false;
 }
 
@@ -143,7 +143,7 @@ int64_t RewriteGraph(::onnx::ModelProto* model, ::onnx::GraphProto* graph, const
       const std::string offsets = builder.AddInitializer(MakeFloatTensor(w.name + "_offsets", {q.blocks, n},
                                                                          Transposed(q.offsets, n, q.blocks)));
       auto* add = builder.AddNode("AddBlockOffsets", {nbits_out, node.input(0), offsets}, {node.output(0)},
-                                  node.name() + "_AddBlockOffsets", kHoneDomain);
+                                  node.name() + "_AddBlockOffsets", runtime::kHoneOpDomain);
       SetIntAttr(add, "block_size", options.block_size);
     } else if (!q.offsets.empty()) {
       // Named for the graph it is in, so that subgraphs never share a name with their parent or a sibling.

@@ -173,7 +173,7 @@ OrtCustomOpDomain* HoneOpDomain() {
   static Ort::CustomOpDomain* domain = [] {
     static PagedAttentionOp paged_attention;
     static AddBlockOffsetsOp add_block_offsets;
-    auto* d = new Ort::CustomOpDomain("ai.hone");
+    auto* d = new Ort::CustomOpDomain(kHoneOpDomain);
     d->Add(&paged_attention);
     d->Add(&add_block_offsets);
     return d;

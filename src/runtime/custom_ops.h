@@ -22,6 +22,9 @@ struct OrtCustomOpDomain;
 
 namespace hone::runtime {
 
+// The domain's name, for what writes graphs that use these operators (hone quantize).
+inline constexpr char kHoneOpDomain[] = "ai.hone";
+
 // The domain with every hone operator; lives for the whole process (sessions refer to it).
 OrtCustomOpDomain* HoneOpDomain();
 
