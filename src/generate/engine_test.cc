@@ -319,7 +319,9 @@ TEST_P(EngineVariantTest, AdmissionWaitsForBlocksAndNeverExceedsTheBudget) {
     EXPECT_EQ(*c.finish, FinishReason::kLength);
     EXPECT_EQ(c.tokens.size(), 40u);
   }
-  EXPECT_EQ(max_running, 1);
+  // Sampled every 2 ms: never two at once. (Not "== 1": the paged tiny decoder can run all three requests before
+  // the first sample, and a clean-clone run of scripts/test saw 0.)
+  EXPECT_LE(max_running, 1);
   EXPECT_LE(max_reserved, 5);
   // A request that could never fit is refused at once instead of waiting forever.
   Collector never;
