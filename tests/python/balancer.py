@@ -33,6 +33,19 @@ class Replica:
         self.proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60) -> None:
+        """Starts the replica and waits for /v2/health/ready. Its ports were free when chosen, not reserved: a first
+        start that loses one to another process is tried again on new ports (the balancer's config is written when
+        the balancer starts, after its replicas). A restart keeps its ports, as a rolling restart does."""
+        first = self.proc is None
+        for attempt in range(3):
+            try:
+                return self._start_once(timeout)
+            except AssertionError as failed:
+                if not (first and "address already in use" in str(failed) and attempt < 2):
+                    raise
+                self.http_port, self.grpc_port, self.metrics_port = free_ports(3)
+
+    def _start_once(self, timeout: float) -> None:
         with open(self.log_path, "ab") as log:
             args = [self.binary, "serve", "--model-repository", self.repository, "--http-port", str(self.http_port),
                     "--grpc-port", str(self.grpc_port), "--metrics-port", str(self.metrics_port), *self.extra_args]

@@ -27,15 +27,26 @@ def hone_binary() -> pathlib.Path:
     return pathlib.Path(os.environ.get("HONE_BINARY", ROOT / "build" / "hone"))
 
 
+_handed_out: set[int] = set()
+
+
 def free_ports(count: int) -> list[int]:
-    """`count` distinct ports that were free on 127.0.0.1 a moment ago."""
-    socks = []
+    """`count` distinct ports that were free on 127.0.0.1 a moment ago and that no earlier call in this process
+    returned. The kernel hands a port it gave to bind(0) and saw closed out again, so two callers picking ports
+    before either starts (two replicas and their balancer) could otherwise be given the same one."""
+    socks, ports = [], []
     try:
-        for _ in range(count):
+        while len(ports) < count:
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             s.bind(("127.0.0.1", 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
+            socks.append(s)  # held until the end, so the kernel gives this call a new port each time
+            port = s.getsockname()[1]
+            if port not in _handed_out:
+                ports.append(port)
+            if len(socks) > 1000:
+                raise OSError(f"no {count} ports on 127.0.0.1 that this process has not handed out already")
+        _handed_out.update(ports)
+        return ports
     finally:
         for s in socks:
             s.close()
