@@ -34,7 +34,9 @@ The ONNX contract (the C++ engine depends on it): opset 17, standard ops only, F
   --layout paged (hone's own layout, which only hone runs): no attention_mask, past_key_values or present; instead
   inputs   kv_cache FP16 [blocks, layers, 2, kv_heads, block_tokens, head_size] (the engine's block pool, written in
            place), block_table INT32 [batch, width] (each row's blocks in position order), past_lengths INT32 [batch]
-           (positions each row has in its blocks); each layer's attention is one ai.hone.PagedAttention node
+           (positions each row has in its blocks); with --kv-dtype int8, kv_cache is INT8 and kv_scales FP16
+           [blocks, layers, 2, kv_heads, block_tokens, head_size / 32] holds a scale per 32 elements; each layer's
+           attention is one ai.hone.PagedAttention node
            (src/runtime/custom_ops.h) on the packed q/k/v projection and position_ids: it applies RoPE, stores the
            new keys and values in the blocks and attends over positions <= past + i.
   metadata_props: hone.architecture=llama, hone.context_length, hone.bos_token_id, hone.eos_token_id,
@@ -111,10 +113,11 @@ class Graph:
         return self.init(self.name(hint), np.asarray(array))
 
 
-def build_model(cfg, w, packed=True, layout="dense"):
+def build_model(cfg, w, packed=True, layout="dense", kv_dtype="float16"):
     """packed=False writes the graph before packing (q, k, v, gate and up each a MatMul, RMSNorm in the Mul form ONNX
     Runtime leaves unfused), for decoder_levers.py to measure against. layout="paged": attention is hone's
-    ai.hone.PagedAttention over a block KV cache (see the module doc), not the standard ops over dense past/present.
+    ai.hone.PagedAttention over a block KV cache (see the module doc), not the standard ops over dense past/present;
+    kv_dtype (paged only) is that cache's element type, "float16" or "int8" (with kv_scales).
     w: FP32 numpy arrays, Hugging Face layout and RoPE (rotate_half), linear weights as [in, out]:
     embed [vocab, hidden], lm_head [hidden, vocab], norm [hidden], and for each layer i the keys
     f"{i}.attn_norm", "q" [hidden, heads*hs], "k"/"v" [hidden, kv*hs], "o" [heads*hs, hidden], "ffn_norm",
@@ -126,6 +129,9 @@ def build_model(cfg, w, packed=True, layout="dense"):
 
     paged = layout == "paged"
     assert layout in ("dense", "paged") and (packed or not paged), (layout, packed)
+    int8_kv = kv_dtype == "int8"
+    assert kv_dtype in ("float16", "int8") and (paged or not int8_kv) and (not int8_kv or hs % 32 == 0), \
+        (kv_dtype, layout, hs)
     inputs = [
         helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"]),
         helper.make_tensor_value_info("position_ids", TensorProto.INT64, ["batch", "sequence"]),
@@ -134,11 +140,14 @@ def build_model(cfg, w, packed=True, layout="dense"):
     outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", "kept", cfg.vocab])]
     if paged:
         inputs += [
-            helper.make_tensor_value_info("kv_cache", TensorProto.FLOAT16,
+            helper.make_tensor_value_info("kv_cache", TensorProto.INT8 if int8_kv else TensorProto.FLOAT16,
                                           ["blocks", cfg.layers, 2, nkv, "block_tokens", hs]),
             helper.make_tensor_value_info("block_table", TensorProto.INT32, ["batch", "table_width"]),
             helper.make_tensor_value_info("past_lengths", TensorProto.INT32, ["batch"]),
         ]
+        if int8_kv:
+            inputs.append(helper.make_tensor_value_info("kv_scales", TensorProto.FLOAT16,
+                                                        ["blocks", cfg.layers, 2, nkv, "block_tokens", hs // 32]))
     else:
         inputs.insert(1, helper.make_tensor_value_info("attention_mask", TensorProto.INT64,
                                                        ["batch", "total_sequence"]))
@@ -245,7 +254,8 @@ def build_model(cfg, w, packed=True, layout="dense"):
             if paged:
                 # one node: RoPE on q and k, k and v into the layer's blocks of kv_cache, attention over the row's
                 # positions there; [B, S, nh*hs] out, as o_proj takes it
-                ctx = g.op("PagedAttention", [qkv, "position_ids", "kv_cache", "block_table", "past_lengths"],
+                ctx = g.op("PagedAttention", [qkv, "position_ids", "kv_cache", "block_table", "past_lengths"]
+                           + (["kv_scales"] if int8_kv else []),
                            "paged_attention", domain="ai.hone", layer=i, scale=float(1.0 / np.sqrt(hs)),
                            rotary_theta=float(cfg.theta))
                 h = g.op("Add", [h, linear(ctx, f"{p}.self_attn.o_proj.weight", w[f"{i}.o"])], "attn_residual")
@@ -471,6 +481,9 @@ def main():
     ap.add_argument("--layout", choices=("dense", "paged"), default="dense",
                     help="dense: standard ops over past/present tensors (any ONNX Runtime runs it); paged: hone's "
                          "ai.hone.PagedAttention over the block KV cache (hone runs it)")
+    ap.add_argument("--kv-dtype", choices=("float16", "int8"), default="float16",
+                    help="with --layout paged, the KV cache's element type: float16, or int8 with a float16 scale "
+                         "per 32 elements (kv_scales input; 34/64 of float16's bytes, as llama.cpp's q8_0 cache)")
     args = ap.parse_args()
     if bool(args.gguf) == args.random:
         ap.error("give exactly one of --gguf FILE and --random")
@@ -492,7 +505,9 @@ def main():
                      source=f"random (build_decoder.py --random --seed {args.seed}, vocabulary of "
                             f"{os.path.basename(args.vocab_from)})")
         w = random_weights(cfg, args.seed)
-    model = build_model(cfg, w, layout=args.layout)
+    if args.kv_dtype == "int8" and args.layout != "paged":
+        ap.error("--kv-dtype int8 needs --layout paged (hone's PagedAttention reads the int8 blocks)")
+    model = build_model(cfg, w, layout=args.layout, kv_dtype=args.kv_dtype)
     del w
     onnx.checker.check_model(model) if model.ByteSize() < 2**31 - 2**20 else None
     data = model.SerializeToString()
@@ -502,7 +517,8 @@ def main():
     print(f"build_decoder: wrote {args.out}/model.onnx ({len(data) / 1e6:.1f} MB: {cfg.layers} layers, hidden "
           f"{cfg.hidden}, {cfg.heads} heads / {cfg.kv_heads} KV heads of {cfg.head_size}, intermediate "
           f"{cfg.intermediate}, vocabulary {cfg.vocab}, rope theta {cfg.theta:g}, eps {cfg.eps:g}, context "
-          f"{cfg.context}, bos {cfg.bos}, eos {cfg.eos}, {args.layout} attention) and {args.out}/tokenizer.json")
+          f"{cfg.context}, bos {cfg.bos}, eos {cfg.eos}, {args.layout} attention"
+          f"{', int8 KV cache' if args.kv_dtype == 'int8' else ''}) and {args.out}/tokenizer.json")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,10 @@ hone bench --protocol openai and by NVIDIA's aiperf). Runs in the script's venv 
       above, and given once an empty pool kv_cache FP16 [blocks, layers, 2, kv_heads, 16, head_size] just large
       enough for a prompt, block_table [[0, 1, ...]] and past_lengths [0] (every sample writes the same blocks
       from position 0, so a run never reads what another left).
+      With --kv-dtype int8 (build_decoder.py --kv-dtype int8): kv_cache INT8 and its kv_scales FP16 [.., 2].
+  compare_llm.py ppl --hone BIN --model model.onnx --tokenizer tokenizer.json [--kv-dtype int8] --out F
+      perplexity of a paged decoder (check_llama_cpp.py measures the dense one's and llama.cpp's): the first 1,500
+      tokens of GPL-3 in windows of 512, each from an empty cache, run by hone compare (--save-outputs); JSON to F.
   compare_llm.py probe --url http://HOST:PORT --model NAME --max-tokens 64 --out F
       two non-streamed /v1/completions requests at temperature 0 with a ChatML question that the model answers in
       a few tokens and then ends (<|im_end|>): one with ignore_eos, one without. usage.completion_tokens and
@@ -34,6 +38,7 @@ hone bench --protocol openai and by NVIDIA's aiperf). Runs in the script's venv 
 import argparse
 import glob
 import json
+import math
 import os
 import random
 import statistics
@@ -128,6 +133,65 @@ def cmd_prompts(a):
     print(f"compare_llm: {len(prompts)} prompts of {a.tokens} tokens in {a.out}")
 
 
+def empty_pool(n, layers, kv_heads, head_size, kv_dtype):
+    """A paged decoder's cache inputs for one row of n positions from position 0, given once: a pool of blocks of 16
+    just large enough (FP16, or INT8 with its FP16 kv_scales), block_table [[0, 1, ...]], past_lengths [0]. Every
+    sample writes the same blocks from position 0, so a run never reads what another left."""
+    import numpy as np
+    blocks = (n + 15) // 16
+    shape = (blocks, layers, 2, kv_heads, 16, head_size)
+    out = {"block_table": np.arange(blocks, dtype=np.int32)[None, :], "past_lengths": np.zeros(1, dtype=np.int32)}
+    if kv_dtype == "int8":
+        out["kv_cache"] = np.zeros(shape, dtype=np.int8)
+        out["kv_scales"] = np.zeros(shape[:-1] + (head_size // 32,), dtype=np.float16)
+    else:
+        out["kv_cache"] = np.zeros(shape, dtype=np.float16)
+    return out
+
+
+def cmd_ppl(a):
+    """Perplexity of a paged decoder, as check_llama_cpp.py measures it for the dense one (which Python's
+    onnxruntime runs; this one needs hone's operators): the first --tokens tokens of --text in non-overlapping
+    windows of --window, each from an empty cache, every token but a window's first scored. hone compare runs the
+    model on the windows (--save-outputs keeps its logits); the log-likelihoods are computed here in float64."""
+    import subprocess
+    import tempfile
+    import numpy as np
+    from tokenizers import Tokenizer
+    tok = Tokenizer.from_file(a.tokenizer)
+    with open(a.text, encoding="utf-8") as f:
+        ids = tok.encode(f.read()).ids[:a.tokens]
+    windows = [ids[i:i + a.window] for i in range(0, len(ids), a.window) if len(ids[i:i + a.window]) >= 2]
+    nll, scored = 0.0, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for length in sorted({len(w) for w in windows}):  # one run per window length (a sample's shape is fixed)
+            x = np.array([w for w in windows if len(w) == length], dtype=np.int64)[:, None, :]
+            arrays = {"input_ids": x, "position_ids": np.broadcast_to(np.arange(length, dtype=np.int64), x.shape).copy(),
+                      "num_logits_to_keep": np.array(0, dtype=np.int64),
+                      **empty_pool(length, a.layers, a.kv_heads, a.head_size, a.kv_dtype)}
+            data, saved = os.path.join(tmp, "windows.npz"), os.path.join(tmp, "logits.npz")
+            np.savez(data, **arrays)
+            run = subprocess.run([a.hone, "compare", a.model, a.model, "--data", data, "--save-outputs", saved,
+                                  "--intra-op-threads", "2"], capture_output=True, text=True)
+            if not os.path.exists(saved):
+                sys.exit(f"compare_llm ppl: hone compare failed (exit {run.returncode}):\n{run.stdout[-2000:]}"
+                         f"{run.stderr[-2000:]}")
+            logits = np.load(saved)["logits"].astype(np.float64)  # [samples, 1, length, vocab] or [samples, length, vocab]
+            logits = logits.reshape(x.shape[0], length, -1)
+            for row, w in zip(logits, x[:, 0, :]):
+                top = row[:-1].max(axis=1, keepdims=True)
+                logz = np.log(np.exp(row[:-1] - top).sum(axis=1)) + top[:, 0]
+                nll += float((logz - row[np.arange(length - 1), w[1:]]).sum())
+                scored += length - 1
+    ppl = math.exp(nll / scored)
+    doc = {"perplexity": ppl, "scored_tokens": scored, "windows": len(windows), "window": a.window,
+           "text": os.path.basename(a.text), "model": a.model, "kv_dtype": a.kv_dtype}
+    with open(a.out, "w") as f:
+        json.dump(doc, f, indent=1)
+    print(f"compare_llm: perplexity {ppl:.4f} over {scored} tokens of {os.path.basename(a.text)} ({len(windows)} "
+          f"windows of up to {a.window}, {a.kv_dtype} KV cache) -> {a.out}")
+
+
 def cmd_npz(a):
     import numpy as np
     from tokenizers import Tokenizer
@@ -139,10 +203,7 @@ def cmd_npz(a):
     arrays = {"input_ids": x, "position_ids": np.broadcast_to(np.arange(n, dtype=np.int64), x.shape).copy(),
               "num_logits_to_keep": np.array(1, dtype=np.int64)}
     if a.layout == "paged":
-        blocks = (n + 15) // 16
-        arrays["kv_cache"] = np.zeros((blocks, a.layers, 2, a.kv_heads, 16, a.head_size), dtype=np.float16)
-        arrays["block_table"] = np.arange(blocks, dtype=np.int32)[None, :]
-        arrays["past_lengths"] = np.zeros(1, dtype=np.int32)
+        arrays.update(empty_pool(n, a.layers, a.kv_heads, a.head_size, a.kv_dtype))
         np.savez(a.out, **arrays)
         print(f"compare_llm: {x.shape[0]} samples of {n} tokens (paged layout) in {a.out}")
         return
@@ -318,7 +379,7 @@ def cmd_collect(a):
                  "llama_cpp: hone bench counts streamed events and shows 0 prompt tokens, aiperf counts with the "
                  "tokenizer); cpu s: the client's own user+sys CPU seconds for the point, warm-up and start-up "
                  "included, on the cores it shares with the server.")
-    hdr = (f"{'server':<12} {'c':>3} {'client':<7} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'ITL p50':>8} "
+    hdr = (f"{'server':<15} {'c':>3} {'client':<7} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'ITL p50':>8} "
            f"{'e2e p50':>8} {'out tok/s':>9} {'req/s':>6} {'in/out tok':>11} {'err':>4} {'cpu s':>6}")
     lines.append(hdr)
     lines.append("-" * len(hdr))
@@ -326,17 +387,17 @@ def cmd_collect(a):
         for c in sorted({s["concurrency"] for s in summary if s["server"] == server}):
             for s in [x for x in summary if x["server"] == server and x["concurrency"] == c]:
                 io = f"{fmt(s['prompt_tokens_mean'])}/{fmt(s['completion_tokens_mean'], 1)}"
-                lines.append(f"{server:<12} {c:>3} {s['client']:<7} {fmt(s['ttft_p50']):>9} {fmt(s['ttft_p99']):>9} "
+                lines.append(f"{server:<15} {c:>3} {s['client']:<7} {fmt(s['ttft_p50']):>9} {fmt(s['ttft_p99']):>9} "
                              f"{fmt(s['tpot_p50'], 1):>9} {fmt(s['itl_p50'], 1):>8} {fmt(s['e2e_p50']):>8} "
                              f"{fmt(s['out_tok_s'], 1):>9} {fmt(s['req_s'], 2):>6} {io:>11} {s['errors']:>4} "
                              f"{fmt(s['client_cpu_s'], 2):>6}")
         lines.append("")
     # p99s and goodput (hone bench)
     lines.append("hone bench's p99s and goodput (requests/s within the --slo bounds):")
-    lines.append(f"{'server':<12} {'c':>3} {'TPOT p99':>9} {'ITL p99':>8} {'goodput':>8}")
+    lines.append(f"{'server':<15} {'c':>3} {'TPOT p99':>9} {'ITL p99':>8} {'goodput':>8}")
     for server in servers:
         for s_ in [x for x in summary if x["server"] == server and x["client"] == "hone"]:
-            lines.append(f"{server:<12} {s_['concurrency']:>3} {fmt(s_['tpot_p99'], 1):>9} {fmt(s_['itl_p99'], 1):>8} "
+            lines.append(f"{server:<15} {s_['concurrency']:>3} {fmt(s_['tpot_p99'], 1):>9} {fmt(s_['itl_p99'], 1):>8} "
                          f"{fmt(s_['goodput_req_s'], 2):>8}")
     lines.append("")
     # each server against the first llama.cpp server, the same client and concurrency
@@ -344,13 +405,13 @@ def cmd_collect(a):
     if anchor:
         lines.append(f"against {anchor}, the same client and concurrency (out tok/s ratio: above 1.00 is faster; "
                      f"TPOT p50 ratio: below 1.00 is faster):")
-        lines.append(f"{'server':<12} {'c':>3} {'client':<7} {'out tok/s':>9} {'TPOT p50':>9} {'TTFT p50':>9}")
+        lines.append(f"{'server':<15} {'c':>3} {'client':<7} {'out tok/s':>9} {'TPOT p50':>9} {'TTFT p50':>9}")
         for server in [n for n in servers if n != anchor]:
             for s_ in [x for x in summary if x["server"] == server]:
                 ref = next((x for x in summary if x["server"] == anchor and x["client"] == s_["client"]
                             and x["concurrency"] == s_["concurrency"]), None)
                 if ref:
-                    lines.append(f"{server:<12} {s_['concurrency']:>3} {s_['client']:<7} "
+                    lines.append(f"{server:<15} {s_['concurrency']:>3} {s_['client']:<7} "
                                  + " ".join(f"{ratio_text(s_, ref, k):>9}" for k in ("out_tok_s", "tpot_p50",
                                                                                       "ttft_p50")))
         lines.append("")
@@ -365,17 +426,17 @@ def cmd_collect(a):
     if rate_summary:
         lines.append("Poisson arrivals (hone bench, open loop): a server slower than the rate falls behind and its "
                      "TTFT grows; goodput = requests/s within the --slo bounds")
-        lines.append(f"{'server':<12} {'rate':>5} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'TPOT p99':>9} "
+        lines.append(f"{'server':<15} {'rate':>5} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'TPOT p99':>9} "
                      f"{'ITL p99':>8} {'out tok/s':>9} {'req/s':>6} {'goodput':>8} {'err':>4}")
         for x in sorted(rate_summary, key=lambda x: (not x["server"].startswith("llama"), x["server"], x["rate"])):
-            lines.append(f"{x['server']:<12} {x['rate']:>5g} {fmt(x['ttft_p50']):>9} {fmt(x['ttft_p99']):>9} "
+            lines.append(f"{x['server']:<15} {x['rate']:>5g} {fmt(x['ttft_p50']):>9} {fmt(x['ttft_p99']):>9} "
                          f"{fmt(x['tpot_p50'], 1):>9} {fmt(x['tpot_p99'], 1):>9} {fmt(x['itl_p99'], 1):>8} "
                          f"{fmt(x['out_tok_s'], 1):>9} {fmt(x['req_s'], 2):>6} {fmt(x['goodput_req_s'], 2):>8} "
                          f"{x['errors']:>4}")
         lines.append("")
     # the two clients on the same server and point, as ratios aiperf / hone bench
     lines.append("aiperf / hone bench, same server and concurrency (1.00 = the clients agree):")
-    lines.append(f"{'server':<12} {'c':>3} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'out tok/s':>9}")
+    lines.append(f"{'server':<15} {'c':>3} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'out tok/s':>9}")
     for server in servers:
         for c in sorted({s["concurrency"] for s in summary if s["server"] == server}):
             h = next((s for s in summary if s["server"] == server and s["concurrency"] == c
@@ -383,16 +444,18 @@ def cmd_collect(a):
             p = next((s for s in summary if s["server"] == server and s["concurrency"] == c
                       and s["client"] == "aiperf"), None)
             if h and p:
-                lines.append(f"{server:<12} {c:>3} " + " ".join(f"{ratio_text(p, h, k):>9}" for k in
+                lines.append(f"{server:<15} {c:>3} " + " ".join(f"{ratio_text(p, h, k):>9}" for k in
                                                                 ("ttft_p50", "ttft_p99", "tpot_p50", "out_tok_s")))
     lines.append("")
     lines.append("Memory (MiB, /proc/PID/status; medians over rounds): loaded = when ready; idle = after the two "
                  "probe requests; end = after the last concurrency-C point; HWM = peak RSS over the server's life; "
                  "per request = (end RSS - idle RSS) / C; anon = RssAnon (allocated), file = RssFile (mapped from "
-                 "files: llama.cpp maps the GGUF's weights). Every server allocates its KV cache at load (hone: "
-                 "kv_cache_bytes of config.pbtxt, FP32; llama-server: -c tokens in F16; llama_cpp: n_ctx 2048 "
-                 "tokens), so what grows with concurrency is compute buffers and the like, not the cache")
-    lines.append(f"{'server':<12} {'loaded':>7} {'idle RSS':>9} {'anon':>7} {'file':>7} {'end RSS':>8} {'anon':>7} "
+                 "files: llama.cpp maps the GGUF's weights). Every server allocates its KV cache at load (hone_int4: "
+                 "kv_cache_tokens of its config.pbtxt, as many as llama-server's -c, in the paged decoder's cache "
+                 "type (KV_DTYPE, int8 by default); hone_fp32: kv_cache_bytes in FP32; llama_server: -c tokens in "
+                 "F16, llama_server_q8 in Q8_0; llama_cpp: n_ctx 2048 tokens), so what grows with concurrency is "
+                 "compute buffers and the like, not the cache")
+    lines.append(f"{'server':<15} {'loaded':>7} {'idle RSS':>9} {'anon':>7} {'file':>7} {'end RSS':>8} {'anon':>7} "
                  f"{'HWM':>7} {'C':>3} {'per req':>8}")
     mem_summary = {}
     stats = ("VmRSS", "RssAnon", "RssFile", "VmHWM")
@@ -405,7 +468,7 @@ def cmd_collect(a):
         per = (end["VmRSS"] - idle["VmRSS"]) / c if end.get("VmRSS") is not None and c else None
         mem_summary[server] = {"loaded": loaded, "idle": idle, "end": end, "end_concurrency": c,
                                "per_request_mib": per, "rounds": ms}
-        lines.append(f"{server:<12} {fmt(loaded['VmRSS']):>7} {fmt(idle['VmRSS']):>9} {fmt(idle['RssAnon']):>7} "
+        lines.append(f"{server:<15} {fmt(loaded['VmRSS']):>7} {fmt(idle['VmRSS']):>9} {fmt(idle['RssAnon']):>7} "
                      f"{fmt(idle['RssFile']):>7} {fmt(end.get('VmRSS')):>8} {fmt(end.get('RssAnon')):>7} "
                      f"{fmt(end.get('VmHWM')):>7} {c:>3} {fmt(per, 1):>8}")
     if probes:
@@ -429,6 +492,14 @@ def cmd_collect(a):
             common = next((i for i, (x, y) in enumerate(zip(a_words, b_words)) if x != y),
                           min(len(a_words), len(b_words)))
             lines.append(f"  {k!r}: {common} words in common; hone {ours.get(k, '')!r} / llama {theirs[k]!r}")
+    ppl_path = os.path.join(a.dir, "ppl.hone_int4.json")
+    if os.path.exists(ppl_path):
+        with open(ppl_path) as f:
+            ppl = json.load(f)
+        lines.append("")
+        lines.append(f"perplexity of hone_int4 (compare_llm.py ppl, {ppl['kv_dtype']} KV cache): {ppl['perplexity']:.4f} "
+                     f"over {ppl['scored_tokens']} tokens of {ppl['text']} in windows of {ppl['window']}; "
+                     f"scripts/check-llm-parity gives llama.cpp's on the same GGUF")
     errors = [s for s in summary if s["errors"] or s["first_error"]]
     if errors:
         lines.append("")
@@ -459,6 +530,19 @@ def main():
     p.add_argument("--kv-heads", type=int, default=3)
     p.add_argument("--head-size", type=int, default=64)
     p.add_argument("--layout", choices=("dense", "paged"), default="dense")
+    p.add_argument("--kv-dtype", choices=("float16", "int8"), default="float16", help="a paged decoder's kv_cache")
+    p = sub.add_parser("ppl")
+    p.add_argument("--hone", required=True, help="the hone binary (hone compare runs the model)")
+    p.add_argument("--model", required=True, help="a paged decoder (build_decoder.py --layout paged)")
+    p.add_argument("--tokenizer", required=True)
+    p.add_argument("--text", default="/usr/share/common-licenses/GPL-3")
+    p.add_argument("--tokens", type=int, default=1500)
+    p.add_argument("--window", type=int, default=512)
+    p.add_argument("--layers", type=int, default=30)
+    p.add_argument("--kv-heads", type=int, default=3)
+    p.add_argument("--head-size", type=int, default=64)
+    p.add_argument("--kv-dtype", choices=("float16", "int8"), default="float16")
+    p.add_argument("--out", required=True)
     p = sub.add_parser("probe")
     p.add_argument("--url", required=True)
     p.add_argument("--model", required=True)
@@ -470,7 +554,8 @@ def main():
     p.add_argument("--dir", required=True)
     p.add_argument("--out", required=True)
     a = ap.parse_args()
-    {"prompts": cmd_prompts, "npz": cmd_npz, "probe": cmd_probe, "rss": cmd_rss, "collect": cmd_collect}[a.cmd](a)
+    {"prompts": cmd_prompts, "npz": cmd_npz, "ppl": cmd_ppl, "probe": cmd_probe, "rss": cmd_rss,
+     "collect": cmd_collect}[a.cmd](a)
 
 
 if __name__ == "__main__":

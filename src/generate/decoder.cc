@@ -66,10 +66,11 @@ Result<std::unique_ptr<Decoder>> Decoder::Open(const std::string& model_path,
       d->inputs_.emplace_back(Source::kLogitsToKeep, 0);
       shape.has_logits_to_keep = true;
     } else if (in.name == "kv_cache") {
-      HONE_RETURN_IF_ERROR(Expect(in.type == DataType::kFp16 && in.shape.size() == 6 && in.shape[1] > 0 &&
-                                      in.shape[2] == 2 && in.shape[3] > 0 && in.shape[5] > 0,
+      HONE_RETURN_IF_ERROR(Expect((in.type == DataType::kFp16 || in.type == DataType::kInt8) &&
+                                      in.shape.size() == 6 && in.shape[1] > 0 && in.shape[2] == 2 &&
+                                      in.shape[3] > 0 && in.shape[5] > 0,
                                   model_path,
-                                  fmt::format("input 'kv_cache' must be FP16 [blocks, layers, 2, kv_heads, "
+                                  fmt::format("input 'kv_cache' must be FP16 or INT8 [blocks, layers, 2, kv_heads, "
                                               "block_tokens, head_size] with fixed layers, kv_heads and head_size, "
                                               "is {}",
                                               in.ToString())));
@@ -77,7 +78,14 @@ Result<std::unique_ptr<Decoder>> Decoder::Open(const std::string& model_path,
       shape.layers = static_cast<int>(in.shape[1]);
       shape.kv_heads = static_cast<int>(in.shape[3]);
       shape.head_size = static_cast<int>(in.shape[5]);
+      shape.kv_element = in.type;
       d->inputs_.emplace_back(Source::kKvCache, 0);
+    } else if (in.name == "kv_scales") {
+      HONE_RETURN_IF_ERROR(Expect(in.type == DataType::kFp16 && in.shape.size() == 6, model_path,
+                                  fmt::format("input 'kv_scales' must be FP16 [blocks, layers, 2, kv_heads, "
+                                              "block_tokens, head_size / 32], is {}",
+                                              in.ToString())));
+      d->inputs_.emplace_back(Source::kKvScales, 0);
     } else if (in.name == "block_table" || in.name == "past_lengths") {
       const bool table = in.name == "block_table";
       HONE_RETURN_IF_ERROR(Expect(in.type == DataType::kInt32 && in.shape.size() == (table ? 2u : 1u), model_path,
@@ -111,9 +119,16 @@ Result<std::unique_ptr<Decoder>> Decoder::Open(const std::string& model_path,
     for (std::string_view name : {"input_ids", "position_ids", "block_table", "past_lengths"})
       HONE_RETURN_IF_ERROR(Expect(m.FindInput(std::string(name)) >= 0, model_path,
                                   fmt::format("input '{}' is missing", name)));
+    const bool int8 = shape.kv_element == DataType::kInt8;
+    HONE_RETURN_IF_ERROR(Expect(int8 == (m.FindInput("kv_scales") >= 0) && (!int8 || shape.head_size % 32 == 0),
+                                model_path,
+                                int8 ? "an INT8 kv_cache comes with a kv_scales input and a head_size that is a "
+                                       "multiple of 32"
+                                     : "kv_scales comes only with an INT8 kv_cache"));
   } else {
-    HONE_RETURN_IF_ERROR(Expect(m.FindInput("block_table") < 0 && m.FindInput("past_lengths") < 0, model_path,
-                                "block_table and past_lengths come only with a kv_cache input"));
+    HONE_RETURN_IF_ERROR(Expect(m.FindInput("block_table") < 0 && m.FindInput("past_lengths") < 0 &&
+                                    m.FindInput("kv_scales") < 0,
+                                model_path, "block_table, past_lengths and kv_scales come only with a kv_cache input"));
     HONE_RETURN_IF_ERROR(Expect(caches > 0 && caches % 2 == 0, model_path, "no past_key_values inputs"));
     shape.layers = caches / 2;
     for (std::string_view name : {"input_ids", "attention_mask", "position_ids"})
@@ -162,7 +177,8 @@ Result<DecoderOutput> Decoder::Run(const DecoderStep& step) const {
   if (step.batch <= 0 || step.sequence <= 0 || step.input_ids.size() != size_t(step.batch * step.sequence) ||
       step.position_ids.size() != step.input_ids.size() ||
       (paged ? step.block_table.size() != size_t(step.batch * step.table_width) ||
-                   step.past_lengths.size() != size_t(step.batch) || step.kv_cache.empty()
+                   step.past_lengths.size() != size_t(step.batch) || step.kv_cache.empty() ||
+                   step.kv_scales.empty() != (shape_.kv_element != DataType::kInt8)
              : step.attention_mask.size() != size_t(step.batch * total) ||
                    step.past_key_values.size() != size_t(shape_.layers) * 2))
     return Status::Internal("decoder step with inconsistent sizes");
@@ -197,6 +213,7 @@ Result<DecoderOutput> Decoder::Run(const DecoderStep& step) const {
       }
       case Source::kPast: inputs.push_back(step.past_key_values[index]); break;
       case Source::kKvCache: inputs.push_back(step.kv_cache); break;
+      case Source::kKvScales: inputs.push_back(step.kv_scales); break;
       case Source::kBlockTable: {
         HONE_ASSIGN_OR_RETURN(Tensor t, Tensor::Borrow(DataType::kInt32, {step.batch, step.table_width},
                                                        const_cast<int32_t*>(step.block_table.data()),

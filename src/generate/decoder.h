@@ -13,9 +13,11 @@
 // Or hone's paged layout (build_decoder.py --layout paged): attention is ai.hone.PagedAttention
 // (runtime/custom_ops.h), which reads and writes the KV cache's blocks in place, so no past is copied in or out:
 //
-//   inputs   input_ids, position_ids, num_logits_to_keep as above; kv_cache FP16 [blocks, layers, 2, kv_heads,
-//            block_tokens, head_size] (the KvCache's pool), block_table INT32 [batch, width] (each row's blocks in
-//            position order), past_lengths INT32 [batch] (positions already in each row's blocks)
+//   inputs   input_ids, position_ids, num_logits_to_keep as above; kv_cache FP16 or INT8 [blocks, layers, 2,
+//            kv_heads, block_tokens, head_size] (the KvCache's pool), with an INT8 one kv_scales FP16 [blocks,
+//            layers, 2, kv_heads, block_tokens, head_size / 32] (its scales), block_table INT32 [batch, width]
+//            (each row's blocks in position order), past_lengths INT32 [batch] (positions already in each row's
+//            blocks)
 //   outputs  logits only; the step's keys and values land in the blocks at past_lengths[b] ..
 //
 // Open checks the graph against these layouts and reads the model's limits from its metadata_props (written by
@@ -53,6 +55,7 @@ struct DecoderShape {
   std::vector<int64_t> eos_token_ids;  // generation stops at any of them
   std::string chat_template;          // jinja text from the model, or ""
   bool has_logits_to_keep = false;
+  DataType kv_element = DataType::kFp16;  // paged: kv_cache's element type, kFp16 or kInt8 (with kv_scales)
 
   // Floats one token occupies in the cache: layers x (key + value) x kv_heads x head_size.
   int64_t FloatsPerToken() const { return int64_t{layers} * 2 * kv_heads * head_size; }
@@ -73,6 +76,7 @@ struct DecoderStep {
   // Paged layout (attention_mask and past_key_values unused): the pool (borrowed, written by the run), each row's
   // blocks (batch x table_width) and its positions before this step.
   Tensor kv_cache;
+  Tensor kv_scales;  // with an INT8 kv_cache: its scales (borrowed too)
   int64_t table_width = 0;
   std::vector<int32_t> block_table;
   std::vector<int32_t> past_lengths;
@@ -101,7 +105,7 @@ class Decoder {
   DecoderShape shape_;
   // Where each model input comes from, in the model's input order.
   enum class Source {
-    kInputIds, kAttentionMask, kPositionIds, kLogitsToKeep, kPast, kKvCache, kBlockTable, kPastLengths
+    kInputIds, kAttentionMask, kPositionIds, kLogitsToKeep, kPast, kKvCache, kKvScales, kBlockTable, kPastLengths
   };
   std::vector<std::pair<Source, int>> inputs_;  // kPast: index into past_key_values
   int logits_output_ = -1;

@@ -1,5 +1,5 @@
 // The paged layout against the dense one: the same tiny weights (build_decoder.py writes both), the same prompt,
-// so the logits may differ only by the paged cache's float16 rounding of keys and values.
+// so the logits may differ only by the paged cache's rounding of keys and values (float16, or int8).
 #include "generate/decoder.h"
 
 #include <gmock/gmock.h>
@@ -23,13 +23,17 @@ std::vector<int64_t> Prompt(int64_t n) {
   return ids;
 }
 
-TEST(DecoderTest, ThePagedLayoutGivesTheDenseLayoutsLogitsInChunksOverScatteredBlocks) {
-  auto dense = Decoder::Open(TinyModel("tiny_llm"), {});
-  auto paged = Decoder::Open(TinyModel("tiny_llm_paged"), {});
+// Runs a 21-token prompt through `dense_dir` whole and through `paged_dir` in two chunks over blocks 4, 1, 2 of a
+// pool of 5 (so positions follow the table, not the pool), and compares the logits: the largest difference must stay
+// under `tolerance` times the largest logit, and every position's argmax must agree.
+void ExpectPagedMatchesDense(const char* dense_dir, const char* paged_dir, DataType element, double tolerance) {
+  auto dense = Decoder::Open(TinyModel(dense_dir), {});
+  auto paged = Decoder::Open(TinyModel(paged_dir), {});
   ASSERT_TRUE(dense.ok()) << dense.status().ToString();
   ASSERT_TRUE(paged.ok()) << paged.status().ToString();
   const DecoderShape& shape = (*paged)->shape();
   EXPECT_EQ(shape.layout, KvLayout::kPaged);
+  EXPECT_EQ(shape.kv_element, element);
   EXPECT_EQ((*dense)->shape().layout, KvLayout::kDense);
   EXPECT_EQ(shape.layers, (*dense)->shape().layers);
   EXPECT_EQ(shape.vocab, (*dense)->shape().vocab);
@@ -49,9 +53,16 @@ TEST(DecoderTest, ThePagedLayoutGivesTheDenseLayoutsLogitsInChunksOverScatteredB
   auto want = (*dense)->Run(whole);
   ASSERT_TRUE(want.ok()) << want.status().ToString();
 
-  // Blocks 4, 1, 2 of a pool of 5, so the positions follow the table and not the pool; two chunks, 13 then 8.
-  Tensor pool = *Tensor::Allocate(DataType::kFp16, {5, shape.layers, 2, shape.kv_heads, block_tokens, shape.head_size});
-  std::fill_n(pool.mutable_values<uint16_t>().begin(), pool.mutable_values<uint16_t>().size(), uint16_t{0x7e00});
+  Tensor pool = *Tensor::Allocate(element, {5, shape.layers, 2, shape.kv_heads, block_tokens, shape.head_size});
+  Tensor scales;
+  if (element == DataType::kFp16) {  // NaN: a position read before it is written makes every logit NaN
+    std::fill_n(pool.mutable_values<uint16_t>().begin(), pool.mutable_values<uint16_t>().size(), uint16_t{0x7e00});
+  } else {
+    std::fill_n(pool.mutable_values<int8_t>().begin(), pool.mutable_values<int8_t>().size(), int8_t{1});
+    scales = *Tensor::Allocate(DataType::kFp16,
+                               {5, shape.layers, 2, shape.kv_heads, block_tokens, shape.head_size / 32});
+    std::fill_n(scales.mutable_values<uint16_t>().begin(), scales.mutable_values<uint16_t>().size(), uint16_t{0x7e00});
+  }
   std::vector<float> got;
   for (auto [from, count] : {std::pair<int64_t, int64_t>{0, first}, {first, n - first}}) {
     DecoderStep step;
@@ -61,6 +72,7 @@ TEST(DecoderTest, ThePagedLayoutGivesTheDenseLayoutsLogitsInChunksOverScatteredB
     for (int64_t i = 0; i < count; ++i) step.position_ids.push_back(from + i);
     step.logits_to_keep = 0;
     step.kv_cache = pool;
+    step.kv_scales = scales;
     step.table_width = 3;
     step.block_table = {4, 1, 2};
     step.past_lengths = {static_cast<int32_t>(from)};
@@ -77,18 +89,44 @@ TEST(DecoderTest, ThePagedLayoutGivesTheDenseLayoutsLogitsInChunksOverScatteredB
     worst = std::max(worst, std::abs(double(got[i]) - expected[i]));
     largest = std::max(largest, std::abs(double(expected[i])));
   }
-  // float16 keeps 11 bits: keys and values off by up to 2^-12 of themselves move the logits by about that share
-  // of their size. The pool's NaN fill must never be read (it would make every logit NaN).
-  EXPECT_LT(worst, 1e-3 * largest) << "largest logit " << largest;
+  EXPECT_LT(worst, tolerance * largest) << "largest logit " << largest;
   for (int64_t p = 0; p < n; ++p) {
     auto row = [&](const float* base) {
       return std::max_element(base + p * shape.vocab, base + (p + 1) * shape.vocab) - (base + p * shape.vocab);
     };
     EXPECT_EQ(row(got.data()), row(expected.data())) << "position " << p;
   }
-  RecordProperty("max_logit_diff", std::to_string(worst));
-  std::printf("paged vs dense: largest logit difference %.3g (largest logit %.3g) over %zu logits\n", worst, largest,
-              got.size());
+  ::testing::Test::RecordProperty("max_logit_diff", std::to_string(worst));
+  std::printf("%s vs %s: largest logit difference %.3g (largest logit %.3g) over %zu logits\n", paged_dir, dense_dir,
+              worst, largest, got.size());
+}
+
+TEST(DecoderTest, ThePagedLayoutGivesTheDenseLayoutsLogitsInChunksOverScatteredBlocks) {
+  // float16 keeps 11 bits: keys and values off by up to 2^-12 of themselves move the logits by about that share of
+  // their size.
+  ExpectPagedMatchesDense("tiny_llm", "tiny_llm_paged", DataType::kFp16, 1e-3);
+}
+
+TEST(DecoderTest, AnInt8PagedCacheGivesTheDenseLayoutsLogitsWithinItsRounding) {
+  // int8 with a scale per 32 elements: each key and value within max|x| / 254 of its group; the pool's NaN scales
+  // must never be read.
+  ExpectPagedMatchesDense("tiny_llm_hs32", "tiny_llm_hs32_int8", DataType::kInt8, 1e-2);
+}
+
+TEST(DecoderTest, AnInt8PagedDecoderNeedsItsScales) {
+  auto paged = Decoder::Open(TinyModel("tiny_llm_hs32_int8"), {});
+  ASSERT_TRUE(paged.ok()) << paged.status().ToString();
+  const DecoderShape& shape = (*paged)->shape();
+  DecoderStep step;
+  step.batch = 1;
+  step.sequence = 1;
+  step.input_ids = {5};
+  step.position_ids = {0};
+  step.kv_cache = *Tensor::Allocate(DataType::kInt8, {1, shape.layers, 2, shape.kv_heads, 4, shape.head_size});
+  step.table_width = 1;
+  step.block_table = {0};
+  step.past_lengths = {0};
+  EXPECT_FALSE((*paged)->Run(step).ok());  // no kv_scales
 }
 
 TEST(DecoderTest, APagedStepPastItsBlockTableIsRefusedNamingIt) {

@@ -46,21 +46,31 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                                     : shape.context_length;
   impl->chat = ChatTemplate::FromJinja(shape.chat_template);
   const bool paged = shape.layout == KvLayout::kPaged;
-  if (paged && options.kv_dtype == KvDtype::kFloat32)
+  // A paged decoder's cache type is its kv_cache input's; a dense one converts float32 to its blocks' type.
+  const KvDtype model_kv = !paged                                  ? KvDtype::kFloat32
+                           : shape.kv_element == DataType::kInt8 ? KvDtype::kInt8
+                                                                 : KvDtype::kFloat16;
+  if (paged && options.kv_dtype && *options.kv_dtype != model_kv)
     return Status::InvalidArgument(fmt::format(
-        "generation engine: decoder '{}' has the paged layout, whose KV cache is float16 (its kv_cache input); "
-        "a float32 cache does not apply to it",
-        options.model_path));
-  const KvDtype kv_dtype = options.kv_dtype.value_or(paged ? KvDtype::kFloat16 : KvDtype::kFloat32);
+        "generation engine: decoder '{}' has the paged layout with {} KV blocks (its kv_cache input); {} blocks "
+        "do not apply to it (build_decoder.py --kv-dtype writes a decoder for the other)",
+        options.model_path, KvDtypeName(model_kv), KvDtypeName(*options.kv_dtype)));
+  if (!paged && options.kv_dtype == KvDtype::kInt8)
+    return Status::InvalidArgument(fmt::format(
+        "generation engine: decoder '{}' has the dense layout; an int8 KV cache needs the paged one", options.model_path));
+  const KvDtype kv_dtype = options.kv_dtype.value_or(model_kv);
   const int64_t block_bytes = KvCache::BlockBytes(shape, options.block_tokens, kv_dtype);
   if (block_bytes <= 0) return Status::InvalidArgument("generation engine: block_tokens must be >= 1");
-  const int64_t blocks = options.kv_cache_bytes / block_bytes;
+  // A budget in tokens is whole blocks enough to hold them; one in bytes, the whole blocks that fit.
+  const int64_t blocks = options.kv_cache_tokens
+                             ? (*options.kv_cache_tokens + options.block_tokens - 1) / options.block_tokens
+                             : options.kv_cache_bytes / block_bytes;
   if (blocks < 1)
     return Status::InvalidArgument(fmt::format(
         "generation engine: a KV cache of {} bytes holds no block ({} bytes = {} tokens x {} layers x 2 x {} heads "
-        "x {} x {} bytes)",
+        "x {} in {})",
         options.kv_cache_bytes, block_bytes, options.block_tokens, shape.layers, shape.kv_heads, shape.head_size,
-        kv_dtype == KvDtype::kFloat16 ? 2 : 4));
+        KvDtypeName(kv_dtype)));
   HONE_ASSIGN_OR_RETURN(impl->cache, KvCache::Create(shape, options.block_tokens, blocks, kv_dtype));
   impl->grammars = std::make_unique<GrammarCache>(*impl->tokenizer, shape.vocab, shape.eos_token_ids);
   std::unique_ptr<Engine> engine(new Engine(std::move(impl)));

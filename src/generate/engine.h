@@ -54,6 +54,7 @@ struct EngineOptions {
   runtime::SessionOptions session;
   int64_t block_tokens = 16;            // positions per KV-cache block
   int64_t kv_cache_bytes = int64_t{256} << 20;  // the cache's budget, allocated at open
+  std::optional<int64_t> kv_cache_tokens;       // or its budget in positions (kv_cache_bytes is then unused)
   int64_t max_step_tokens = 256;        // tokens one step may process: decode rows + prompt chunks
   int64_t max_running = 32;             // sequences in the running batch at most
   int64_t max_waiting = 1024;           // queued requests at most; more are Unavailable at once
@@ -61,8 +62,9 @@ struct EngineOptions {
   // Full blocks of prompt positions stay cached after their request and serve a later prompt that starts with the
   // same tokens (kv_cache.h): a shared system prompt is prefilled once.
   bool prefix_cache = true;
-  // The cache's element type (kv_cache.h): float16 holds twice the tokens in the same bytes. Unset: the model's,
-  // float16 for a paged decoder (its kv_cache input's type; float32 is refused for it), float32 for a dense one.
+  // The cache's element type (kv_cache.h): float16 holds twice the tokens in the same bytes, int8 (paged only)
+  // nearly four times. Unset: the model's, a paged decoder's kv_cache input type (float16 or int8; another is
+  // refused), float32 for a dense one.
   std::optional<KvDtype> kv_dtype;
 };
 

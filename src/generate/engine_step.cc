@@ -39,6 +39,9 @@ Status Engine::Impl::FillPaged(std::span<Sequence* const> rows, DecoderStep& ste
   int64_t width = 0;
   for (Sequence* s : rows) width = std::max(width, static_cast<int64_t>(s->kv.blocks.size()));
   HONE_ASSIGN_OR_RETURN(step.kv_cache, cache->Pool());
+  if (cache->dtype() == KvDtype::kInt8) {
+    HONE_ASSIGN_OR_RETURN(step.kv_scales, cache->Scales());
+  }
   step.table_width = width;
   // Block 0 pads the shorter rows' tables: the decoder reads only the blocks a row's positions need.
   step.block_table.assign(rows.size() * static_cast<size_t>(width), 0);

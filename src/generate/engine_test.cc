@@ -148,9 +148,11 @@ struct Variant {
   std::string name;
   KvLayout layout;
   std::optional<KvDtype> dtype;
+  std::string model_dir = "";  // another tiny model than Tiny(layout)'s
 };
 EngineOptions TinyAs(const Variant& v) {
   EngineOptions o = Tiny(v.layout);
+  if (!v.model_dir.empty()) o.model_path = std::string(HONE_BINARY_DIR) + "/testdata/" + v.model_dir + "/model.onnx";
   o.kv_dtype = v.dtype;
   return o;
 }
@@ -158,7 +160,8 @@ class EngineVariantTest : public ::testing::TestWithParam<Variant> {};
 INSTANTIATE_TEST_SUITE_P(Variants, EngineVariantTest,
                          ::testing::Values(Variant{"DenseFloat32", KvLayout::kDense, KvDtype::kFloat32},
                                            Variant{"DenseFloat16", KvLayout::kDense, KvDtype::kFloat16},
-                                           Variant{"Paged", KvLayout::kPaged, std::nullopt}),
+                                           Variant{"Paged", KvLayout::kPaged, std::nullopt},
+                                           Variant{"PagedInt8", KvLayout::kPaged, std::nullopt, "tiny_llm_hs32_int8"}),
                          [](const auto& info) { return info.param.name; });
 
 TEST(EngineTest, OpensThePagedDecoderWithFloat16BlocksAndRefusesFloat32) {
@@ -175,7 +178,35 @@ TEST(EngineTest, OpensThePagedDecoderWithFloat16BlocksAndRefusesFloat32) {
   f32.kv_dtype = KvDtype::kFloat32;
   auto refused = Engine::Open(f32);
   ASSERT_FALSE(refused.ok());
-  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("paged layout, whose KV cache is float16"));
+  EXPECT_THAT(refused.status().message(),
+              ::testing::HasSubstr("paged layout with float16 KV blocks (its kv_cache input); float32 blocks"));
+}
+
+TEST(EngineTest, AnInt8PagedDecoderTakesInt8BlocksAndABudgetInTokensIsTheSameCapacityInEveryType) {
+  const std::string dir = std::string(HONE_BINARY_DIR) + "/testdata/";
+  EngineOptions int8 = Tiny();
+  int8.model_path = dir + "tiny_llm_hs32_int8/model.onnx";
+  int8.kv_cache_tokens = 100;  // 7 blocks of 16
+  EngineOptions dense = Tiny();
+  dense.model_path = dir + "tiny_llm_hs32/model.onnx";
+  dense.kv_cache_tokens = 100;
+  auto a = Engine::Open(int8), b = Engine::Open(dense);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ((*a)->Stats().kv_blocks_total, 7);
+  EXPECT_EQ((*b)->Stats().kv_blocks_total, 7);
+  // int8 plus a float16 scale per 32 elements: 1 + 2/32 bytes an element against float32's 4
+  EXPECT_EQ((*a)->Stats().kv_bytes_per_block * 64, (*b)->Stats().kv_bytes_per_block * 17);
+  for (KvDtype other : {KvDtype::kFloat16, KvDtype::kFloat32}) {
+    int8.kv_dtype = other;
+    auto refused = Engine::Open(int8);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("paged layout with int8 KV blocks"));
+  }
+  dense.kv_dtype = KvDtype::kInt8;
+  auto refused = Engine::Open(dense);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("an int8 KV cache needs the paged one"));
 }
 
 TEST_P(EngineVariantTest, APromptSharingAPrefixTakesItsBlocksFromTheCacheAndGetsTheTokensItGetsWithout) {

@@ -11,8 +11,34 @@
 
 namespace hone::generate {
 
+namespace {
+
+constexpr int64_t kInt8Group = 32;  // int8 elements per float16 scale (runtime::kKvGroup)
+
+int64_t ElementBytes(KvDtype dtype) {
+  switch (dtype) {
+    case KvDtype::kFloat32: return 4;
+    case KvDtype::kFloat16: return 2;
+    case KvDtype::kInt8: return 1;
+  }
+  return 4;
+}
+
+}  // namespace
+
+std::string_view KvDtypeName(KvDtype dtype) {
+  switch (dtype) {
+    case KvDtype::kFloat32: return "float32";
+    case KvDtype::kFloat16: return "float16";
+    case KvDtype::kInt8: return "int8";
+  }
+  return "?";
+}
+
 int64_t KvCache::BlockBytes(const DecoderShape& shape, int64_t block_tokens, KvDtype dtype) {
-  return shape.FloatsPerToken() * block_tokens * (dtype == KvDtype::kFloat16 ? 2 : 4);
+  const int64_t elements = shape.FloatsPerToken() * block_tokens;
+  const int64_t scales = dtype == KvDtype::kInt8 ? elements / kInt8Group * 2 : 0;
+  return elements * ElementBytes(dtype) + scales;
 }
 
 Result<std::unique_ptr<KvCache>> KvCache::Create(const DecoderShape& shape, int64_t block_tokens,
@@ -20,20 +46,27 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const DecoderShape& shape, int6
   if (block_tokens <= 0 || total_blocks <= 0 || total_blocks > INT32_MAX)
     return Status::InvalidArgument(
         fmt::format("KV cache: {} blocks of {} tokens; both must be positive", total_blocks, block_tokens));
+  if (dtype == KvDtype::kInt8 && (shape.layout != KvLayout::kPaged || shape.head_size % kInt8Group != 0))
+    return Status::InvalidArgument(fmt::format(
+        "KV cache: int8 blocks need a paged decoder (it reads them itself) and a head_size that is a multiple of "
+        "{}; this decoder is {} with head_size {}",
+        kInt8Group, shape.layout == KvLayout::kPaged ? "paged" : "dense", shape.head_size));
   std::unique_ptr<KvCache> c(new KvCache());
   c->shape_ = shape;
   c->block_tokens_ = block_tokens;
   c->total_blocks_ = total_blocks;
   c->floats_per_block_ = shape.FloatsPerToken() * block_tokens;
   c->dtype_ = dtype;
-  c->element_bytes_ = dtype == KvDtype::kFloat16 ? 2 : 4;
+  c->element_bytes_ = ElementBytes(dtype);
   const int64_t bytes = c->floats_per_block_ * total_blocks * c->element_bytes_;
+  const int64_t scales = dtype == KvDtype::kInt8 ? c->floats_per_block_ / kInt8Group * total_blocks : 0;
   // Value-initialised: the pages are touched now, so the budget is resident from the start and the first requests
-  // do not pay for page faults. (Zero bits are 0.0 in both element types.)
+  // do not pay for page faults. (Zero bits are 0.0 in every element type.)
   c->pool_.reset(new (std::nothrow) std::byte[static_cast<size_t>(bytes)]());
-  if (!c->pool_)
+  if (scales > 0) c->scales_.reset(new (std::nothrow) uint16_t[static_cast<size_t>(scales)]());
+  if (!c->pool_ || (scales > 0 && !c->scales_))
     return Status::ResourceExhausted(fmt::format("KV cache: cannot allocate {} blocks ({:.1f} MiB)", total_blocks,
-                                                 double(bytes) / (1 << 20)));
+                                                 double(bytes + 2 * scales) / (1 << 20)));
   c->free_.reserve(total_blocks);
   for (int64_t b = total_blocks - 1; b >= 0; --b) c->free_.push_back(static_cast<int32_t>(b));
   c->info_.resize(static_cast<size_t>(total_blocks));
@@ -197,11 +230,20 @@ void KvCache::Advance(KvSequence* seq, int64_t count) const {
 }
 
 Result<Tensor> KvCache::Pool() const {
-  if (dtype_ != KvDtype::kFloat16)
-    return Status::FailedPrecondition("KV cache: a paged decoder needs float16 blocks, these are float32");
-  return Tensor::Borrow(DataType::kFp16,
+  if (dtype_ == KvDtype::kFloat32)
+    return Status::FailedPrecondition("KV cache: a paged decoder needs float16 or int8 blocks, these are float32");
+  return Tensor::Borrow(dtype_ == KvDtype::kInt8 ? DataType::kInt8 : DataType::kFp16,
                         {total_blocks_, shape_.layers, 2, shape_.kv_heads, block_tokens_, shape_.head_size},
-                        pool_.get(), static_cast<size_t>(total_blocks_ * bytes_per_block()));
+                        pool_.get(), static_cast<size_t>(total_blocks_ * floats_per_block_ * element_bytes_));
+}
+
+Result<Tensor> KvCache::Scales() const {
+  if (dtype_ != KvDtype::kInt8)
+    return Status::FailedPrecondition(
+        fmt::format("KV cache: only int8 blocks have scales, these are {}", KvDtypeName(dtype_)));
+  const int64_t groups = shape_.head_size / kInt8Group;
+  return Tensor::Borrow(DataType::kFp16, {total_blocks_, shape_.layers, 2, shape_.kv_heads, block_tokens_, groups},
+                        scales_.get(), static_cast<size_t>(total_blocks_ * floats_per_block_ / kInt8Group * 2));
 }
 
 void KvCache::Append(std::span<const Tensor> present, int64_t row, int64_t from, int64_t count, KvSequence* seq) {

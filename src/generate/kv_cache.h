@@ -11,7 +11,9 @@
 // contiguous in both the block and the dense tensor. Not thread-safe: the engine's one thread owns it.
 //
 // The blocks hold float32, or float16 (KvDtype::kFloat16: half the memory per token, as llama.cpp's default F16
-// cache; the decoder still sees float32, converted on Gather and Append). With float16 a step that keeps the last
+// cache; the decoder still sees float32, converted on Gather and Append), or, for a paged decoder only, int8 with a
+// float16 scale per 32 elements of a position's head (KvDtype::kInt8: 34/64 of float16's bytes, as llama.cpp's
+// Q8_0 cache type; the scales are a second pool of the same layout, Scales()). With float16 a step that keeps the last
 // step's present tensors as its past rounds their new positions as the blocks would (RoundLikeBlocks), so that a
 // row's decode does not depend on whether its batch changed.
 //
@@ -27,6 +29,7 @@
 #include <list>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -36,7 +39,8 @@
 
 namespace hone::generate {
 
-enum class KvDtype { kFloat32, kFloat16 };
+enum class KvDtype { kFloat32, kFloat16, kInt8 };
+std::string_view KvDtypeName(KvDtype dtype);  // "float32", "float16", "int8"
 
 struct KvSequence {
   std::vector<int32_t> blocks;
@@ -48,7 +52,8 @@ struct KvSequence {
 class KvCache {
  public:
   // `total_blocks` blocks of `block_tokens` positions each, for a decoder of `shape`. ResourceExhausted when the
-  // pool cannot be allocated.
+  // pool cannot be allocated; InvalidArgument for int8 blocks with a dense decoder or a head_size that is not a
+  // multiple of 32.
   static Result<std::unique_ptr<KvCache>> Create(const DecoderShape& shape, int64_t block_tokens,
                                                  int64_t total_blocks, KvDtype dtype = KvDtype::kFloat32);
   // Bytes a block takes for `shape` in `dtype`.
@@ -60,7 +65,7 @@ class KvCache {
   int64_t free_blocks() const { return static_cast<int64_t>(free_.size() + lru_.size()); }
   int64_t cached_blocks() const { return cached_; }  // registered in the prefix table, held or not
   int64_t used_blocks() const { return total_blocks_ - free_blocks(); }
-  int64_t bytes_per_block() const { return floats_per_block_ * element_bytes_; }
+  int64_t bytes_per_block() const { return BlockBytes(shape_, block_tokens_, dtype_); }
   KvDtype dtype() const { return dtype_; }
   // Blocks needed to hold `positions`.
   int64_t BlocksFor(int64_t positions) const { return (positions + block_tokens_ - 1) / block_tokens_; }
@@ -91,9 +96,12 @@ class KvCache {
   // `count` positions, which must be reserved.
   void Advance(KvSequence* seq, int64_t count) const;
   // The whole pool as one tensor over the blocks' memory (no copy), [total_blocks, layers, 2, kv_heads,
-  // block_tokens, head_size], for a paged decoder to read and write. FailedPrecondition unless the blocks are
-  // float16 (the paged layout's type).
+  // block_tokens, head_size], for a paged decoder to read and write: FP16 or INT8 as the blocks. FailedPrecondition
+  // for float32 blocks (no paged layout takes them).
   Result<Tensor> Pool() const;
+  // The int8 blocks' scales, FP16 [total_blocks, layers, 2, kv_heads, block_tokens, head_size / 32], also borrowed.
+  // FailedPrecondition unless the blocks are int8.
+  Result<Tensor> Scales() const;
   // With float16 blocks, rounds slot `slot` of every row of `present` to float16 precision in place (what Append
   // then Gather would give); nothing with float32 blocks.
   void RoundLikeBlocks(std::span<Tensor> present, int64_t slot) const;
@@ -109,6 +117,7 @@ class KvCache {
   KvDtype dtype_ = KvDtype::kFloat32;
   int64_t element_bytes_ = 4;
   std::unique_ptr<std::byte[]> pool_;
+  std::unique_ptr<uint16_t[]> scales_;  // int8 blocks only
   std::vector<int32_t> free_;  // a stack: the most recently freed block is reused first (still in cache)
 
   // The prefix table. A registered block's key is its tokens and its parent's (block, serial): a block that is

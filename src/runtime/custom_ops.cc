@@ -51,8 +51,22 @@ struct PagedAttentionKernel {
       a.table_width = t[1];
       a.layer = layer;
       a.scale = scale;
-      // Written in place: kv_cache is a graph input backed by the caller's buffer (custom_ops.h).
-      a.cache = const_cast<uint16_t*>(reinterpret_cast<const uint16_t*>(cache.GetTensorRawData()));
+      // Written in place: kv_cache (and kv_scales) are graph inputs backed by the caller's buffers (custom_ops.h).
+      a.cache = const_cast<void*>(cache.GetTensorRawData());
+      const ONNXTensorElementDataType element = cache.GetTensorTypeAndShapeInfo().GetElementType();
+      if (element == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8) {
+        a.element = KvElement::kInt8;
+        auto scales = context.GetInputCount() > 5 ? context.GetInput(5) : Ort::ConstValue(nullptr);
+        std::vector<int64_t> want = c;
+        want[5] = c[5] / kKvGroup;
+        if (!scales || scales.GetTensorTypeAndShapeInfo().GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ||
+            scales.GetTensorTypeAndShapeInfo().GetShape() != want)
+          return Error("PagedAttention: an INT8 kv_cache needs kv_scales FP16 [blocks, layers, 2, kv_heads, "
+                       "block_tokens, head_size / 32]");
+        a.scales = const_cast<uint16_t*>(reinterpret_cast<const uint16_t*>(scales.GetTensorRawData()));
+      } else if (element != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) {
+        return Error("PagedAttention: kv_cache must be FP16 or INT8");
+      }
       a.block_table = table.GetTensorData<int32_t>();
       a.past = past.GetTensorData<int32_t>();
       if (Status st = CheckPagedAttention(a); !st.ok()) return Error(st.message());
@@ -92,14 +106,20 @@ struct PagedAttentionOp : Ort::CustomOpBase<PagedAttentionOp, PagedAttentionKern
   }
   const char* GetName() const { return "PagedAttention"; }
   const char* GetExecutionProviderType() const { return "CPUExecutionProvider"; }
-  size_t GetInputTypeCount() const { return 5; }
+  // qkv, position_ids, kv_cache (FP16 or INT8: checked when run), block_table, past_lengths, and kv_scales for an
+  // INT8 cache.
+  size_t GetInputTypeCount() const { return 6; }
   ONNXTensorElementDataType GetInputType(size_t index) const {
     switch (index) {
       case 0: return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
       case 1: return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
-      case 2: return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+      case 2: return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+      case 5: return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
       default: return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
     }
+  }
+  OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t index) const {
+    return index == 5 ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
   }
   size_t GetOutputTypeCount() const { return 1; }
   ONNXTensorElementDataType GetOutputType(size_t) const { return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT; }

@@ -16,6 +16,7 @@ namespace {
 // Queries of one unit along the sequence: prompt chunks split into several units so that both cores work on a
 // one-row prefill; a decode step (sequence 1) has one unit per row and KV head.
 constexpr int64_t kQueriesPerUnit = 32;
+constexpr int64_t kMaxGroups = 64;  // int8 scales converted at a time
 
 int64_t Chunks(const PagedAttentionArgs& a) { return (a.sequence + kQueriesPerUnit - 1) / kQueriesPerUnit; }
 
@@ -23,6 +24,28 @@ int64_t Chunks(const PagedAttentionArgs& a) { return (a.sequence + kQueriesPerUn
 size_t RunOffset(const PagedAttentionArgs& a, int64_t block, int kv, int64_t head) {
   return static_cast<size_t>((((block * a.layers + a.layer) * 2 + kv) * a.kv_heads + head) * a.block_tokens *
                              a.head_size);
+}
+
+// Scales are laid out as the pool with head_size / kKvGroup in place of head_size.
+size_t ScaleOffset(const PagedAttentionArgs& a, int64_t block, int kv, int64_t head) {
+  return RunOffset(a, block, kv, head) / kKvGroup;
+}
+
+// One position's head (head_size floats) into int8 and its scales: per group of kKvGroup, scale = max|x| / 127
+// rounded to float16, q = round(x / scale) with the rounded scale, so that q * scale is what a reader gets back.
+void QuantizeHead(const float* x, int64_t d, int8_t* q, uint16_t* scales) {
+  for (int64_t g = 0; g < d / kKvGroup; ++g) {
+    const float* in = x + g * kKvGroup;
+    float amax = 0.0f;
+    for (int64_t i = 0; i < kKvGroup; ++i) amax = std::max(amax, std::fabs(in[i]));
+    const float wanted = amax / 127.0f;
+    FloatToHalf(&wanted, &scales[g], 1);
+    float scale = 0.0f;
+    HalfToFloat(&scales[g], &scale, 1);
+    const float inv = scale > 0.0f ? 1.0f / scale : 0.0f;
+    for (int64_t i = 0; i < kKvGroup; ++i)
+      q[g * kKvGroup + i] = static_cast<int8_t>(std::clamp(std::nearbyint(in[i] * inv), -127.0f, 127.0f));
+  }
 }
 
 // Eight partial sums, so that the compiler vectorizes without reassociating (no -ffast-math).
@@ -46,6 +69,9 @@ Status CheckPagedAttention(const PagedAttentionArgs& a) {
   if (a.head_size <= 0 || a.head_size % 2 != 0 || a.block_tokens <= 0 || a.blocks <= 0 || a.table_width <= 0)
     return bad(fmt::format("head_size {}, block_tokens {}, blocks {}, block_table width {}", a.head_size,
                            a.block_tokens, a.blocks, a.table_width));
+  if (a.element == KvElement::kInt8 && (a.scales == nullptr || a.head_size % kKvGroup != 0))
+    return bad(fmt::format("an int8 cache needs its scales and a head_size that is a multiple of {}, is {}", kKvGroup,
+                           a.head_size));
   if (a.layer < 0 || a.layer >= a.layers)
     return bad(fmt::format("layer {} outside the cache's {} layers", a.layer, a.layers));
   for (int64_t b = 0; b < a.batch; ++b) {
@@ -99,9 +125,15 @@ void WritePagedKv(const PagedAttentionArgs& a) {
       const int64_t slot = pos % a.block_tokens;
       const float* row = a.qkv + (b * a.sequence + s) * a.qkv_width();
       for (int kv = 0; kv < 2; ++kv)
-        for (int64_t h = 0; h < a.kv_heads; ++h)
-          FloatToHalf(row + (a.heads + kv * a.kv_heads + h) * d, a.cache + RunOffset(a, block, kv, h) + slot * d,
-                      static_cast<size_t>(d));
+        for (int64_t h = 0; h < a.kv_heads; ++h) {
+          const float* x = row + (a.heads + kv * a.kv_heads + h) * d;
+          const size_t at = RunOffset(a, block, kv, h) + slot * d;
+          if (a.element == KvElement::kInt8)
+            QuantizeHead(x, d, static_cast<int8_t*>(a.cache) + at,
+                         a.scales + ScaleOffset(a, block, kv, h) + slot * a.groups());
+          else
+            FloatToHalf(x, static_cast<uint16_t*>(a.cache) + at, static_cast<size_t>(d));
+        }
     }
 }
 
@@ -110,6 +142,24 @@ size_t PagedAttentionUnits(const PagedAttentionArgs& a) {
 }
 
 namespace {
+
+// The first `n` positions of a block's (kv, head) run of an int8 cache as floats.
+__attribute__((always_inline)) inline void Dequantize(const PagedAttentionArgs& a, int64_t block, int kv,
+                                                      int64_t head, int64_t n, float* out) {
+  const int8_t* q = static_cast<const int8_t*>(a.cache) + RunOffset(a, block, kv, head);
+  const int64_t groups = n * a.groups();
+  float scale[kMaxGroups];
+  const uint16_t* s = a.scales + ScaleOffset(a, block, kv, head);
+  for (int64_t start = 0; start < groups; start += kMaxGroups) {
+    const int64_t count = std::min(kMaxGroups, groups - start);
+    HalfToFloat(s + start, scale, static_cast<size_t>(count));
+    for (int64_t g = 0; g < count; ++g) {
+      const int8_t* in = q + (start + g) * kKvGroup;
+      float* dst = out + (start + g) * kKvGroup;
+      for (int64_t i = 0; i < kKvGroup; ++i) dst[i] = static_cast<float>(in[i]) * scale[g];
+    }
+  }
+}
 
 // One row b, one KV head g and queries [s0, s1) of each of the group's query heads, with a running softmax over the
 // key blocks (each block converted to float once for the whole group): per query the largest score so far `top`,
@@ -141,8 +191,14 @@ __attribute__((always_inline)) inline void UnitBody(const PagedAttentionArgs& a,
   for (int64_t kb = 0; kb * T < visible; ++kb) {
     const int64_t block = a.block_table[b * a.table_width + kb];
     const int64_t in_block = std::min(T, visible - kb * T);
-    HalfToFloat(a.cache + RunOffset(a, block, 0, g), keys, static_cast<size_t>(in_block * d));
-    HalfToFloat(a.cache + RunOffset(a, block, 1, g), values, static_cast<size_t>(in_block * d));
+    if (a.element == KvElement::kInt8) {
+      Dequantize(a, block, 0, g, in_block, keys);
+      Dequantize(a, block, 1, g, in_block, values);
+    } else {
+      const auto* cache = static_cast<const uint16_t*>(a.cache);
+      HalfToFloat(cache + RunOffset(a, block, 0, g), keys, static_cast<size_t>(in_block * d));
+      HalfToFloat(cache + RunOffset(a, block, 1, g), values, static_cast<size_t>(in_block * d));
+    }
     for (int64_t q = 0; q < queries; ++q) {
       const int64_t h = g * group + q / (s1 - s0);
       const int64_t s = s0 + q % (s1 - s0);

@@ -26,16 +26,19 @@ float RoundHalf(float x) {
 }
 
 // A step over rows of different pasts, its blocks scattered over the pool, checked against plain attention over
-// dense keys and values (the past as the cache holds it, the new positions rounded to float16 as stored).
+// dense keys and values (the past as the cache holds it, the new positions as stored: rounded to float16, or
+// quantized to int8 with a float16 scale per 32 elements).
 struct Case {
   int64_t batch, sequence, heads, kv_heads, head_size, block_tokens, layers, layer;
   std::vector<int32_t> past;
+  KvElement element = KvElement::kFloat16;
 };
 
 void CheckAgainstDense(const Case& c) {
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   const int64_t d = c.head_size;
+  const bool int8 = c.element == KvElement::kInt8;
   int64_t table_width = 0;
   for (int32_t p : c.past)
     table_width = std::max<int64_t>(table_width, (p + c.sequence + c.block_tokens - 1) / c.block_tokens);
@@ -46,12 +49,18 @@ void CheckAgainstDense(const Case& c) {
   std::shuffle(ids.begin(), ids.end(), rng);
   std::vector<int32_t> table(ids.begin(), ids.begin() + c.batch * table_width);
 
+  // The past: whatever the blocks hold.
   const size_t run = static_cast<size_t>(c.block_tokens * d);
-  std::vector<uint16_t> cache(static_cast<size_t>(blocks * c.layers * 2 * c.kv_heads) * run);
-  std::vector<float> noise(cache.size());
-  for (float& x : noise) x = normal(rng);
-  FloatToHalf(noise.data(), cache.data(), noise.size());  // the past: whatever the blocks hold
-  const std::vector<uint16_t> before = cache;
+  const size_t elements = static_cast<size_t>(blocks * c.layers * 2 * c.kv_heads) * run;
+  std::vector<uint16_t> half(int8 ? 0 : elements);
+  std::vector<int8_t> q8(int8 ? elements : 0);
+  std::vector<uint16_t> scales(int8 ? elements / kKvGroup : 0);
+  for (uint16_t& h : half) h = [&] { float x = normal(rng); uint16_t b = 0; FloatToHalf(&x, &b, 1); return b; }();
+  for (int8_t& v : q8) v = static_cast<int8_t>(std::uniform_int_distribution<int>(-127, 127)(rng));
+  for (uint16_t& h : scales) h = [&] { float x = 0.01f + std::fabs(normal(rng)) * 0.02f; uint16_t b = 0;
+                                        FloatToHalf(&x, &b, 1); return b; }();
+  const std::vector<uint16_t> half_before = half, scales_before = scales;
+  const std::vector<int8_t> q8_before = q8;
 
   auto fill = [&](int64_t n) {
     std::vector<float> v(static_cast<size_t>(n));
@@ -80,32 +89,47 @@ void CheckAgainstDense(const Case& c) {
   a.table_width = table_width;
   a.scale = 1.0f / std::sqrt(static_cast<float>(d));
   a.qkv = qkv.data();
-  a.cache = cache.data();
+  a.element = c.element;
+  a.cache = int8 ? static_cast<void*>(q8.data()) : static_cast<void*>(half.data());
+  a.scales = int8 ? scales.data() : nullptr;
   a.block_table = table.data();
   a.past = c.past.data();
   a.out = out.data();
   ASSERT_TRUE(CheckPagedAttention(a).ok()) << CheckPagedAttention(a).message();
   PagedAttention(a);
 
-  // The dense reference: position j of row b, KV head g, from the blocks as they were or from the new inputs.
-  auto cached = [&](const std::vector<uint16_t>& pool, int64_t b, int kv, int64_t g, int64_t j, int64_t i) {
+  // The dense reference: element i of position j of row b, KV head g, as the blocks hold it (before or after).
+  auto cached = [&](bool after, int64_t b, int kind, int64_t g, int64_t j, int64_t i) {
     const int64_t block = table[b * table_width + j / c.block_tokens];
-    const size_t at = static_cast<size_t>((((block * c.layers + c.layer) * 2 + kv) * c.kv_heads + g)) * run +
+    const size_t at = static_cast<size_t>((((block * c.layers + c.layer) * 2 + kind) * c.kv_heads + g)) * run +
                       static_cast<size_t>((j % c.block_tokens) * d + i);
     float x = 0;
-    HalfToFloat(&pool[at], &x, 1);
-    return x;
+    if (!int8) {
+      HalfToFloat(&(after ? half : half_before)[at], &x, 1);
+      return x;
+    }
+    HalfToFloat(&(after ? scales : scales_before)[at / kKvGroup], &x, 1);
+    return x * static_cast<float>((after ? q8 : q8_before)[at]);
   };
   const int64_t group = c.heads / c.kv_heads;
   for (int64_t b = 0; b < c.batch; ++b) {
     const int64_t past = c.past[b];
     for (int64_t g = 0; g < c.kv_heads; ++g)
       for (int64_t s = 0; s < c.sequence; ++s)
-        for (int64_t i = 0; i < d; ++i) {
-          // stored: the new key and value, rounded to float16
-          EXPECT_EQ(cached(cache, b, 0, g, past + s, i), RoundHalf(kv(0, b, g, s)[i]));
-          EXPECT_EQ(cached(cache, b, 1, g, past + s, i), RoundHalf(kv(1, b, g, s)[i]));
-        }
+        for (int kind = 0; kind < 2; ++kind)
+          for (int64_t i = 0; i < d; ++i) {
+            const float x = kv(kind, b, g, s)[i];
+            if (!int8) {  // stored: the new key and value, rounded to float16
+              EXPECT_EQ(cached(true, b, kind, g, past + s, i), RoundHalf(x));
+              continue;
+            }
+            // quantized: within half a step of its group's scale, max|x| / 127 (rounded to float16)
+            float amax = 0;
+            for (int64_t k = i / kKvGroup * kKvGroup; k < (i / kKvGroup + 1) * kKvGroup; ++k)
+              amax = std::max(amax, std::fabs(kv(kind, b, g, s)[k]));
+            EXPECT_NEAR(cached(true, b, kind, g, past + s, i), x, RoundHalf(amax / 127.0f) * 0.5f + 1e-3f * amax)
+                << "row " << b << " position " << past + s << " element " << i;
+          }
     for (int64_t h = 0; h < c.heads; ++h)
       for (int64_t s = 0; s < c.sequence; ++s) {
         const int64_t g = h / group;
@@ -114,9 +138,7 @@ void CheckAgainstDense(const Case& c) {
         double top = -1e300;
         for (int64_t j = 0; j < n; ++j) {
           double dot = 0;
-          for (int64_t i = 0; i < d; ++i)
-            dot += double(q(b, h, s)[i]) *
-                   (j < past ? cached(before, b, 0, g, j, i) : cached(cache, b, 0, g, j, i));
+          for (int64_t i = 0; i < d; ++i) dot += double(q(b, h, s)[i]) * cached(j >= past, b, 0, g, j, i);
           score[j] = dot * a.scale;
           top = std::max(top, score[j]);
         }
@@ -124,8 +146,7 @@ void CheckAgainstDense(const Case& c) {
         for (double& x : score) sum += (x = std::exp(x - top));
         for (int64_t i = 0; i < d; ++i) {
           double want = 0;
-          for (int64_t j = 0; j < n; ++j)
-            want += score[j] / sum * (j < past ? cached(before, b, 1, g, j, i) : cached(cache, b, 1, g, j, i));
+          for (int64_t j = 0; j < n; ++j) want += score[j] / sum * cached(j >= past, b, 1, g, j, i);
           EXPECT_NEAR(out[static_cast<size_t>(((b * c.sequence + s) * c.heads + h) * d + i)], want, 2e-5)
               << "row " << b << " head " << h << " query " << s << " element " << i;
         }
@@ -133,8 +154,12 @@ void CheckAgainstDense(const Case& c) {
   }
   // Nothing outside the new positions changed: other layers, other rows' blocks, the past.
   size_t changed = 0;
-  for (size_t i = 0; i < cache.size(); ++i) changed += cache[i] != before[i];
+  for (size_t i = 0; i < half.size(); ++i) changed += half[i] != half_before[i];
+  for (size_t i = 0; i < q8.size(); ++i) changed += q8[i] != q8_before[i];
   EXPECT_LE(changed, static_cast<size_t>(c.batch * c.sequence * 2 * c.kv_heads * d));
+  size_t scales_changed = 0;
+  for (size_t i = 0; i < scales.size(); ++i) scales_changed += scales[i] != scales_before[i];
+  EXPECT_LE(scales_changed, static_cast<size_t>(c.batch * c.sequence * 2 * c.kv_heads * d / kKvGroup));
 }
 
 TEST(PagedAttentionTest, DecodeRowsOfDifferentPastsMatchDenseAttention) {
@@ -151,6 +176,41 @@ TEST(PagedAttentionTest, PromptChunkAfterAPastMatchesDenseAttention) {
 TEST(PagedAttentionTest, OneHeadPerKvHeadAndOneTokenBlocks) {
   CheckAgainstDense({.batch = 2, .sequence = 3, .heads = 2, .kv_heads = 2, .head_size = 8, .block_tokens = 1,
                      .layers = 1, .layer = 0, .past = {2, 0}});
+}
+
+TEST(PagedAttentionTest, Int8CacheDecodeRowsOfDifferentPastsMatchDenseAttention) {
+  CheckAgainstDense({.batch = 3, .sequence = 1, .heads = 4, .kv_heads = 2, .head_size = 64, .block_tokens = 4,
+                     .layers = 3, .layer = 1, .past = {0, 5, 12}, .element = KvElement::kInt8});
+}
+
+TEST(PagedAttentionTest, Int8CachePromptChunkAfterAPastMatchesDenseAttention) {
+  CheckAgainstDense({.batch = 1, .sequence = 70, .heads = 6, .kv_heads = 2, .head_size = 32, .block_tokens = 16,
+                     .layers = 2, .layer = 0, .past = {9}, .element = KvElement::kInt8});
+}
+
+TEST(PagedAttentionTest, Int8QuantizesAnAllZeroGroupToZero) {
+  // A zero group has scale 0: stored as zeros, read back as zeros (no division by zero, no NaN).
+  std::vector<float> qkv(static_cast<size_t>(3 * 32), 0.0f);  // one query head, one key head, one value head
+  qkv[0] = 1.0f;
+  std::vector<int8_t> cache(2 * 32, 5);
+  std::vector<uint16_t> scales(2, 0x3c00);  // 1.0
+  std::vector<int32_t> table = {0}, past = {0};
+  std::vector<float> out(32, -1.0f);
+  PagedAttentionArgs a;
+  a.batch = a.sequence = a.heads = a.kv_heads = a.layers = a.blocks = a.block_tokens = a.table_width = 1;
+  a.head_size = 32;
+  a.element = KvElement::kInt8;
+  a.qkv = qkv.data();
+  a.cache = cache.data();
+  a.scales = scales.data();
+  a.block_table = table.data();
+  a.past = past.data();
+  a.out = out.data();
+  ASSERT_TRUE(CheckPagedAttention(a).ok());
+  PagedAttention(a);
+  for (int8_t v : cache) EXPECT_EQ(v, 0);
+  EXPECT_EQ(scales[0], 0);
+  for (float v : out) EXPECT_EQ(v, 0.0f);
 }
 
 TEST(PagedAttentionTest, RotaryTurnsQueryAndKeyPairsByPositionTimesFrequencyAndLeavesValues) {
@@ -207,6 +267,8 @@ TEST(PagedAttentionTest, RefusesWhatDoesNotFit) {
   EXPECT_THAT(CheckPagedAttention(a).message(), HasSubstr("negative"));
   past[0] = 1;
   EXPECT_TRUE(CheckPagedAttention(a).ok());
+  a.element = KvElement::kInt8;  // no scales, and head_size 4 is not a multiple of 32
+  EXPECT_THAT(CheckPagedAttention(a).message(), HasSubstr("int8 cache needs its scales"));
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ Status Bad(const ConfigSource& src, const std::string& message) {
 }
 
 constexpr std::string_view kKeys =
-    "kv_cache_bytes, block_tokens, max_step_tokens, max_running, max_waiting, context_length, default_max_tokens, "
+    "kv_cache_bytes, kv_cache_tokens, block_tokens, max_step_tokens, max_running, max_waiting, context_length, default_max_tokens, "
     "intra_op_thread_count, tokenizer_file, prefix_cache, kv_cache_dtype";
 
 Result<int64_t> Integer(const ConfigSource& src, const std::string& key, const std::string& text, int64_t min,
@@ -43,6 +43,8 @@ Result<LlmParameters> LlmParametersFromConfig(const inference::ModelConfig& conf
     const std::string& text = value.string_value();
     if (key == "kv_cache_bytes") {
       HONE_ASSIGN_OR_RETURN(p.kv_cache_bytes, Integer(src, key, text, 1, int64_t{1} << 40));
+    } else if (key == "kv_cache_tokens") {
+      HONE_ASSIGN_OR_RETURN(p.kv_cache_tokens, Integer(src, key, text, 1, int64_t{1} << 30));
     } else if (key == "block_tokens") {
       HONE_ASSIGN_OR_RETURN(p.block_tokens, Integer(src, key, text, 1, 4096));
     } else if (key == "max_step_tokens") {
@@ -63,9 +65,11 @@ Result<LlmParameters> LlmParametersFromConfig(const inference::ModelConfig& conf
         return Bad(src, fmt::format("parameter 'prefix_cache': expected true or false, got '{}'", text));
       p.prefix_cache = text == "true";
     } else if (key == "kv_cache_dtype") {
-      if (text != "float32" && text != "float16")
-        return Bad(src, fmt::format("parameter 'kv_cache_dtype': expected float32 or float16, got '{}'", text));
-      p.kv_cache_dtype = text == "float16" ? KvCacheDtype::kFloat16 : KvCacheDtype::kFloat32;
+      if (text != "float32" && text != "float16" && text != "int8")
+        return Bad(src, fmt::format("parameter 'kv_cache_dtype': expected float32, float16 or int8, got '{}'", text));
+      p.kv_cache_dtype = text == "float16" ? KvCacheDtype::kFloat16
+                         : text == "int8"  ? KvCacheDtype::kInt8
+                                           : KvCacheDtype::kFloat32;
     } else if (key == "tokenizer_file") {
       if (text.empty() || text.find('/') != std::string::npos || text.starts_with("."))
         return Bad(src, fmt::format("parameter 'tokenizer_file': expected a file name in the version folder, got "
@@ -77,6 +81,8 @@ Result<LlmParameters> LlmParametersFromConfig(const inference::ModelConfig& conf
                                   kLlmBackend, kKeys));
     }
   }
+  if (p.kv_cache_tokens && config.parameters().contains("kv_cache_bytes"))
+    return Bad(src, "parameters 'kv_cache_bytes' and 'kv_cache_tokens' both set: the budget is one or the other");
   return p;
 }
 

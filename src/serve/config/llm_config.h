@@ -8,6 +8,8 @@
 //
 // Supported `parameters` keys (string_value, all optional):
 //   kv_cache_bytes          the KV cache's budget, allocated at load (default 268435456, 256 MiB)
+//   kv_cache_tokens         or the budget in positions: whole blocks holding at least this many (not with
+//                           kv_cache_bytes); the same number means the same capacity whatever the element type
 //   block_tokens            positions per cache block (default 16)
 //   max_step_tokens         tokens one engine step processes: decode rows plus prompt chunks (default 256)
 //   max_running             sequences decoding together at most (default 32)
@@ -17,8 +19,10 @@
 //   intra_op_thread_count   ONNX Runtime's threads (default: the model's share of the cores, like any model)
 //   tokenizer_file          the tokenizer's file name in the version folder (default tokenizer.json)
 //   prefix_cache            keep full blocks of prompt positions for later prompts that start the same (true/false)
-//   kv_cache_dtype          float32 or float16: the cache's element type; float16 holds twice the tokens (default: the
-//                           model's: float16 for a paged decoder, which refuses float32; float32 for a dense one)
+//   kv_cache_dtype          float32, float16 or int8: the cache's element type; float16 holds twice the tokens of
+//                           float32 in the same bytes (default: the model's: a paged decoder's is its kv_cache input
+//                           type, float16 or int8 with a scale per 32, and it refuses another; float32 for a dense
+//                           one, which takes float16 too but not int8)
 // The engine batches by itself (continuous batching): max_batch_size must be 0 and dynamic_batching absent.
 #pragma once
 
@@ -35,10 +39,11 @@ namespace hone::serve {
 
 inline constexpr std::string_view kLlmBackend = "hone_llm";
 
-enum class KvCacheDtype { kFloat32, kFloat16 };
+enum class KvCacheDtype { kFloat32, kFloat16, kInt8 };
 
 struct LlmParameters {
   int64_t kv_cache_bytes = int64_t{256} << 20;
+  std::optional<int64_t> kv_cache_tokens;  // set: the budget in positions instead of kv_cache_bytes
   int64_t block_tokens = 16;
   int64_t max_step_tokens = 256;
   int64_t max_running = 32;

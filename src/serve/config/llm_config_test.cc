@@ -37,14 +37,27 @@ TEST(LlmConfigTest, PrefixCachingCanBeTurnedOffAndTakesOnlyTrueOrFalse) {
                                                 "false, got '1'"));
 }
 
-TEST(LlmConfigTest, TheKvCacheDtypeIsFloat32OrFloat16) {
+TEST(LlmConfigTest, TheKvCacheDtypeIsFloat32Float16OrInt8) {
   EXPECT_EQ(FromText("")->kv_cache_dtype, std::nullopt);
   auto half = FromText(Param("kv_cache_dtype", "float16"));
   ASSERT_TRUE(half.ok()) << half.status().ToString();
   EXPECT_EQ(half->kv_cache_dtype, KvCacheDtype::kFloat16);
+  EXPECT_EQ(FromText(Param("kv_cache_dtype", "int8"))->kv_cache_dtype, KvCacheDtype::kInt8);
   auto bad = FromText(Param("kv_cache_dtype", "fp8"));
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.status().message(), HasSubstr("parameter 'kv_cache_dtype': expected float32 or float16, got 'fp8'"));
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("parameter 'kv_cache_dtype': expected float32, float16 or int8, got 'fp8'"));
+}
+
+TEST(LlmConfigTest, TheKvBudgetIsInBytesOrInTokensNotBoth) {
+  EXPECT_EQ(FromText("")->kv_cache_tokens, std::nullopt);
+  auto tokens = FromText(Param("kv_cache_tokens", "11648"));
+  ASSERT_TRUE(tokens.ok()) << tokens.status().ToString();
+  EXPECT_EQ(tokens->kv_cache_tokens, 11648);
+  EXPECT_FALSE(FromText(Param("kv_cache_tokens", "0")).ok());
+  auto both = FromText(Param("kv_cache_tokens", "1024") + Param("kv_cache_bytes", "1048576"));
+  ASSERT_FALSE(both.ok());
+  EXPECT_THAT(both.status().message(), HasSubstr("'kv_cache_bytes' and 'kv_cache_tokens' both set"));
 }
 
 TEST(LlmConfigTest, AnUnknownParameterNamesTheOnesThereAre) {

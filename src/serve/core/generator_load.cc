@@ -65,15 +65,20 @@ Status LoadGenerator(const LoadVersionRequest& request, LoadedVersion& loaded) {
   options.session.stop_spinning_after_run = true;
   options.session.intra_op_threads = params.intra_op_threads;
   options.kv_cache_bytes = params.kv_cache_bytes;
+  options.kv_cache_tokens = params.kv_cache_tokens;
   options.block_tokens = params.block_tokens;
   options.max_step_tokens = params.max_step_tokens;
   options.max_running = params.max_running;
   options.max_waiting = params.max_waiting;
   options.context_length = params.context_length;
   options.prefix_cache = params.prefix_cache;
-  if (params.kv_cache_dtype)
-    options.kv_dtype = *params.kv_cache_dtype == serve::KvCacheDtype::kFloat16 ? generate::KvDtype::kFloat16
-                                                                             : generate::KvDtype::kFloat32;
+  if (params.kv_cache_dtype) {
+    switch (*params.kv_cache_dtype) {
+      case serve::KvCacheDtype::kFloat32: options.kv_dtype = generate::KvDtype::kFloat32; break;
+      case serve::KvCacheDtype::kFloat16: options.kv_dtype = generate::KvDtype::kFloat16; break;
+      case serve::KvCacheDtype::kInt8: options.kv_dtype = generate::KvDtype::kInt8; break;
+    }
+  }
   Result<std::unique_ptr<generate::Engine>> engine = generate::Engine::Open(options);
   if (!engine.ok()) return engine.status().WithContext(request.source.where);
   const double open_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
