@@ -37,14 +37,22 @@ void QuantizeHead(const float* x, int64_t d, int8_t* q, uint16_t* scales) {
   for (int64_t g = 0; g < d / kKvGroup; ++g) {
     const float* in = x + g * kKvGroup;
     float amax = 0.0f;
-    for (int64_t i = 0; i < kKvGroup; ++i) amax = std::max(amax, std::fabs(in[i]));
-    const float wanted = amax / 127.0f;
+    bool finite = true;
+    for (int64_t i = 0; i < kKvGroup; ++i) {
+      finite = finite && std::isfinite(in[i]);
+      amax = std::max(amax, std::fabs(in[i]));
+    }
+    const float wanted = finite ? amax / 127.0f : std::numeric_limits<float>::quiet_NaN();
     FloatToHalf(&wanted, &scales[g], 1);
     float scale = 0.0f;
     HalfToFloat(&scales[g], &scale, 1);
-    const float inv = scale > 0.0f ? 1.0f / scale : 0.0f;
+    // A group holding NaN or Inf (or beyond float16's range / 127) keeps that scale and zeros: it reads back as
+    // NaN, so a broken activation still shows downstream instead of turning into numbers.
+    const bool usable = std::isfinite(scale) && scale > 0.0f;
+    const float inv = usable ? 1.0f / scale : 0.0f;
     for (int64_t i = 0; i < kKvGroup; ++i)
-      q[g * kKvGroup + i] = static_cast<int8_t>(std::clamp(std::nearbyint(in[i] * inv), -127.0f, 127.0f));
+      q[g * kKvGroup + i] =
+          usable ? static_cast<int8_t>(std::clamp(std::nearbyint(in[i] * inv), -127.0f, 127.0f)) : int8_t{0};
   }
 }
 

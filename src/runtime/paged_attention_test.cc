@@ -213,6 +213,31 @@ TEST(PagedAttentionTest, Int8QuantizesAnAllZeroGroupToZero) {
   for (float v : out) EXPECT_EQ(v, 0.0f);
 }
 
+TEST(PagedAttentionTest, Int8KeepsANaNVisibleInsteadOfStoringANumber) {
+  std::vector<float> qkv(static_cast<size_t>(3 * 32), 0.5f);
+  qkv[32 + 3] = std::nanf("");  // one key element
+  std::vector<int8_t> cache(2 * 32, 5);
+  std::vector<uint16_t> scales(2, 0x3c00);
+  std::vector<int32_t> table = {0}, past = {0};
+  std::vector<float> out(32, 0.0f);
+  PagedAttentionArgs a;
+  a.batch = a.sequence = a.heads = a.kv_heads = a.layers = a.blocks = a.block_tokens = a.table_width = 1;
+  a.head_size = 32;
+  a.element = KvElement::kInt8;
+  a.qkv = qkv.data();
+  a.cache = cache.data();
+  a.scales = scales.data();
+  a.block_table = table.data();
+  a.past = past.data();
+  a.out = out.data();
+  PagedAttention(a);
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(cache[i], 0);  // the key group: zeros beside a NaN scale
+  float key_scale = 0;
+  HalfToFloat(&scales[0], &key_scale, 1);
+  EXPECT_TRUE(std::isnan(key_scale));
+  EXPECT_TRUE(std::isnan(out[0]));  // the score is NaN, so is the output
+}
+
 TEST(PagedAttentionTest, RotaryTurnsQueryAndKeyPairsByPositionTimesFrequencyAndLeavesValues) {
   PagedAttentionArgs a;
   a.batch = 1;

@@ -2,7 +2,7 @@
 KServe's generate extension and /infer over plain HTTP, against a tiny random-weight decoder in SmolLM2's layout
 (models/smollm2/build_decoder.py --random: 2 layers, a 900-token vocabulary, context 2048) served by hone serve, in
 both layouts: dense (standard ops over past/present tensors) and paged (hone's PagedAttention over the float16 block
-cache, which is what the fast INT4 variant of scripts/compare-llm runs).
+cache), and paged over an int8 cache (what the fast INT4 variant of scripts/compare-llm runs).
 
 What it shows: streamed and whole replies agree token for token (greedy); requests that run together (continuous
 batching) give what they give alone; usage counts add up, also in /metrics; bad requests get the API's own error
@@ -32,17 +32,23 @@ VOCAB = ROOT / "src" / "process" / "testdata" / "smollm2.tokenizer.json"
 CONTEXT = 2048
 
 
-@pytest.fixture(scope="module", params=["dense", "paged"])
+@pytest.fixture(scope="module", params=["dense", "paged", "paged-int8"])
 def llm_repo(tmp_path_factory, request):
     repo = tmp_path_factory.mktemp("llm-repo")
     version = repo / "tiny" / "1"
     version.mkdir(parents=True)
-    subprocess.run(["/usr/bin/python3", str(BUILDER), "--random", "--layers", "2", "--hidden", "64", "--heads", "4",
-                    "--kv-heads", "2", "--context", str(CONTEXT), "--vocab-from", str(VOCAB), "--seed", "3",
-                    "--out", str(version), "--layout", request.param], check=True, capture_output=True)
+    # paged-int8: the int8 cache (a scale per 32 elements) needs heads of 32, so 2 heads of 32 over 1 KV head, and
+    # the budget in tokens
+    int8 = request.param == "paged-int8"
+    heads = ["--heads", "2", "--kv-heads", "1", "--kv-dtype", "int8"] if int8 else ["--heads", "4", "--kv-heads", "2"]
+    subprocess.run(["/usr/bin/python3", str(BUILDER), "--random", "--layers", "2", "--hidden", "64", *heads,
+                    "--context", str(CONTEXT), "--vocab-from", str(VOCAB), "--seed", "3", "--out", str(version),
+                    "--layout", request.param.removesuffix("-int8")], check=True, capture_output=True)
+    budget = ('kv_cache_tokens" value { string_value: "16384' if int8 else
+              'kv_cache_bytes" value { string_value: "33554432')
     (repo / "tiny" / "config.pbtxt").write_text(
         'name: "tiny"\nbackend: "hone_llm"\n'
-        'parameters { key: "kv_cache_bytes" value { string_value: "33554432" } }\n'
+        f'parameters {{ key: "{budget}" }} }}\n'
         'parameters { key: "intra_op_thread_count" value { string_value: "1" } }\n')
     return repo
 
