@@ -10,6 +10,8 @@ hone bench --protocol openai and by NVIDIA's aiperf). Runs in the script's venv 
       Writes DIR/prompts.jsonl (one JSON string a line: hone bench --prompts), DIR/aiperf.jsonl ({"text": ...}:
       aiperf --custom-dataset-type single_turn) and DIR/tokenizer/ (tokenizer.json and a tokenizer_config.json
       naming PreTrainedTokenizerFast, so that aiperf's transformers loads it from disk, not from a hub).
+      --shared-prefix-tokens N puts the first N tokens of --shared-prefix-text (GPL-3) and a blank line before
+      each prompt: a system prompt every request shares, for scripts/compare-prefix-cache.
   compare_llm.py npz --tokenizer tokenizer.json --prompts DIR/prompts.jsonl --out inputs.npz [--layers 30 ...]
       the prompts as decoder inputs for hone quantize's verification (--data): input_ids, attention_mask and
       position_ids per sample ([N, 1, tokens]), num_logits_to_keep 1 (the next-token logits only) and empty
@@ -118,6 +120,12 @@ def cmd_prompts(a):
         else:
             raise SystemExit(f"prompt {i}: no cut gives exactly {a.tokens} tokens")
         prompts.append(piece)
+    if a.shared_prefix_tokens:
+        # the same first tokens of a text (a system prompt every request shares) before each distinct prompt
+        with open(a.shared_prefix_text, encoding="utf-8") as f:
+            head = tok.encode(f.read(), add_special_tokens=False).ids[:a.shared_prefix_tokens]
+        prefix = tok.decode(head)
+        prompts = [prefix + "\n\n" + p for p in prompts]
     os.makedirs(os.path.join(a.out, "tokenizer"), exist_ok=True)
     with open(os.path.join(a.out, "prompts.jsonl"), "w") as f:
         for p in prompts:
@@ -130,7 +138,8 @@ def cmd_prompts(a):
     with open(os.path.join(a.out, "tokenizer", "tokenizer_config.json"), "w") as f:
         json.dump({"tokenizer_class": "PreTrainedTokenizerFast", "model_max_length": 8192,
                    "bos_token": "<|im_start|>", "eos_token": "<|im_end|>", "add_bos_token": False}, f)
-    print(f"compare_llm: {len(prompts)} prompts of {a.tokens} tokens in {a.out}")
+    shared = f" after a shared prefix of {a.shared_prefix_tokens} tokens" if a.shared_prefix_tokens else ""
+    print(f"compare_llm: {len(prompts)} prompts of {a.tokens} tokens{shared} in {a.out}")
 
 
 def empty_pool(n, layers, kv_heads, head_size, kv_dtype):
@@ -521,6 +530,9 @@ def main():
     p.add_argument("--tokenizer", required=True)
     p.add_argument("--count", type=int, required=True)
     p.add_argument("--tokens", type=int, default=128)
+    p.add_argument("--shared-prefix-tokens", type=int, default=0,
+                   help="put the first N tokens of --shared-prefix-text before every prompt (a shared system prompt)")
+    p.add_argument("--shared-prefix-text", default="/usr/share/common-licenses/GPL-3")
     p.add_argument("--out", required=True)
     p = sub.add_parser("npz")
     p.add_argument("--tokenizer", required=True)

@@ -113,19 +113,26 @@ TEST(DecoderTest, AnInt8PagedCacheGivesTheDenseLayoutsLogitsWithinItsRounding) {
   ExpectPagedMatchesDense("tiny_llm_hs32", "tiny_llm_hs32_int8", DataType::kInt8, 1e-2);
 }
 
-TEST(DecoderTest, AnInt8PagedDecoderNeedsItsScales) {
-  auto paged = Decoder::Open(TinyModel("tiny_llm_hs32_int8"), {});
-  ASSERT_TRUE(paged.ok()) << paged.status().ToString();
-  const DecoderShape& shape = (*paged)->shape();
+// One row's token 5 at position `past` (its true position too), the row's blocks `table` of `pool`.
+DecoderStep OneToken(int32_t past, Tensor pool, std::vector<int32_t> table) {
   DecoderStep step;
   step.batch = 1;
   step.sequence = 1;
   step.input_ids = {5};
-  step.position_ids = {0};
-  step.kv_cache = *Tensor::Allocate(DataType::kInt8, {1, shape.layers, 2, shape.kv_heads, 4, shape.head_size});
-  step.table_width = 1;
-  step.block_table = {0};
-  step.past_lengths = {0};
+  step.position_ids = {past};
+  step.kv_cache = std::move(pool);
+  step.table_width = static_cast<int64_t>(table.size());
+  step.block_table = std::move(table);
+  step.past_lengths = {past};
+  return step;
+}
+
+TEST(DecoderTest, AnInt8PagedDecoderNeedsItsScales) {
+  auto paged = Decoder::Open(TinyModel("tiny_llm_hs32_int8"), {});
+  ASSERT_TRUE(paged.ok()) << paged.status().ToString();
+  const DecoderShape& shape = (*paged)->shape();
+  const DecoderStep step = OneToken(
+      0, *Tensor::Allocate(DataType::kInt8, {1, shape.layers, 2, shape.kv_heads, 4, shape.head_size}), {0});
   EXPECT_FALSE((*paged)->Run(step).ok());  // no kv_scales
 }
 
@@ -133,15 +140,9 @@ TEST(DecoderTest, APagedStepPastItsBlockTableIsRefusedNamingIt) {
   auto paged = Decoder::Open(TinyModel("tiny_llm_paged"), {});
   ASSERT_TRUE(paged.ok());
   const DecoderShape& shape = (*paged)->shape();
-  DecoderStep step;
-  step.batch = 1;
-  step.sequence = 1;
-  step.input_ids = {5};
-  step.position_ids = {9};
-  step.kv_cache = *Tensor::Allocate(DataType::kFp16, {2, shape.layers, 2, shape.kv_heads, 4, shape.head_size});
-  step.table_width = 2;
-  step.block_table = {0, 1};
-  step.past_lengths = {8};  // position 8 needs a third block of 4
+  // position 8 needs a third block of 4
+  const DecoderStep step = OneToken(
+      8, *Tensor::Allocate(DataType::kFp16, {2, shape.layers, 2, shape.kv_heads, 4, shape.head_size}), {0, 1});
   auto out = (*paged)->Run(step);
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), ::testing::HasSubstr("9 positions need 3 blocks, block_table holds 2"));

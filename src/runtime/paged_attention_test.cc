@@ -188,54 +188,51 @@ TEST(PagedAttentionTest, Int8CachePromptChunkAfterAPastMatchesDenseAttention) {
                      .layers = 2, .layer = 0, .past = {9}, .element = KvElement::kInt8});
 }
 
+// One row's first position in a one-block int8 pool: one query head, one KV head of 32, the pool's values 5 and its
+// scales 1.0 before the step, so what the step writes shows.
+struct OnePositionInt8 {
+  std::vector<float> qkv = std::vector<float>(3 * 32, 0.0f);  // query, key, value heads
+  std::vector<int8_t> cache = std::vector<int8_t>(2 * 32, 5);
+  std::vector<uint16_t> scales = std::vector<uint16_t>(2, 0x3c00);
+  std::vector<int32_t> table = {0}, past = {0};
+  std::vector<float> out = std::vector<float>(32, -1.0f);
+
+  void Run() {
+    PagedAttentionArgs a;
+    a.batch = a.sequence = a.heads = a.kv_heads = a.layers = a.blocks = a.block_tokens = a.table_width = 1;
+    a.head_size = 32;
+    a.element = KvElement::kInt8;
+    a.qkv = qkv.data();
+    a.cache = cache.data();
+    a.scales = scales.data();
+    a.block_table = table.data();
+    a.past = past.data();
+    a.out = out.data();
+    ASSERT_TRUE(CheckPagedAttention(a).ok());
+    PagedAttention(a);
+  }
+};
+
 TEST(PagedAttentionTest, Int8QuantizesAnAllZeroGroupToZero) {
   // A zero group has scale 0: stored as zeros, read back as zeros (no division by zero, no NaN).
-  std::vector<float> qkv(static_cast<size_t>(3 * 32), 0.0f);  // one query head, one key head, one value head
-  qkv[0] = 1.0f;
-  std::vector<int8_t> cache(2 * 32, 5);
-  std::vector<uint16_t> scales(2, 0x3c00);  // 1.0
-  std::vector<int32_t> table = {0}, past = {0};
-  std::vector<float> out(32, -1.0f);
-  PagedAttentionArgs a;
-  a.batch = a.sequence = a.heads = a.kv_heads = a.layers = a.blocks = a.block_tokens = a.table_width = 1;
-  a.head_size = 32;
-  a.element = KvElement::kInt8;
-  a.qkv = qkv.data();
-  a.cache = cache.data();
-  a.scales = scales.data();
-  a.block_table = table.data();
-  a.past = past.data();
-  a.out = out.data();
-  ASSERT_TRUE(CheckPagedAttention(a).ok());
-  PagedAttention(a);
-  for (int8_t v : cache) EXPECT_EQ(v, 0);
-  EXPECT_EQ(scales[0], 0);
-  for (float v : out) EXPECT_EQ(v, 0.0f);
+  OnePositionInt8 step;
+  step.qkv[0] = 1.0f;
+  step.Run();
+  for (int8_t v : step.cache) EXPECT_EQ(v, 0);
+  EXPECT_EQ(step.scales[0], 0);
+  for (float v : step.out) EXPECT_EQ(v, 0.0f);
 }
 
 TEST(PagedAttentionTest, Int8KeepsANaNVisibleInsteadOfStoringANumber) {
-  std::vector<float> qkv(static_cast<size_t>(3 * 32), 0.5f);
-  qkv[32 + 3] = std::nanf("");  // one key element
-  std::vector<int8_t> cache(2 * 32, 5);
-  std::vector<uint16_t> scales(2, 0x3c00);
-  std::vector<int32_t> table = {0}, past = {0};
-  std::vector<float> out(32, 0.0f);
-  PagedAttentionArgs a;
-  a.batch = a.sequence = a.heads = a.kv_heads = a.layers = a.blocks = a.block_tokens = a.table_width = 1;
-  a.head_size = 32;
-  a.element = KvElement::kInt8;
-  a.qkv = qkv.data();
-  a.cache = cache.data();
-  a.scales = scales.data();
-  a.block_table = table.data();
-  a.past = past.data();
-  a.out = out.data();
-  PagedAttention(a);
-  for (int i = 0; i < 32; ++i) EXPECT_EQ(cache[i], 0);  // the key group: zeros beside a NaN scale
+  OnePositionInt8 step;
+  std::fill(step.qkv.begin(), step.qkv.end(), 0.5f);
+  step.qkv[32 + 3] = std::nanf("");  // one key element
+  step.Run();
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(step.cache[i], 0);  // the key group: zeros beside a NaN scale
   float key_scale = 0;
-  HalfToFloat(&scales[0], &key_scale, 1);
+  HalfToFloat(&step.scales[0], &key_scale, 1);
   EXPECT_TRUE(std::isnan(key_scale));
-  EXPECT_TRUE(std::isnan(out[0]));  // the score is NaN, so is the output
+  EXPECT_TRUE(std::isnan(step.out[0]));  // the score is NaN, so is the output
 }
 
 TEST(PagedAttentionTest, RotaryTurnsQueryAndKeyPairsByPositionTimesFrequencyAndLeavesValues) {
