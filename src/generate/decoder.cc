@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/paged_attention.h"
+
 namespace hone::generate {
 namespace {
 
@@ -120,7 +122,8 @@ Result<std::unique_ptr<Decoder>> Decoder::Open(const std::string& model_path,
       HONE_RETURN_IF_ERROR(Expect(m.FindInput(std::string(name)) >= 0, model_path,
                                   fmt::format("input '{}' is missing", name)));
     const bool int8 = shape.kv_element == DataType::kInt8;
-    HONE_RETURN_IF_ERROR(Expect(int8 == (m.FindInput("kv_scales") >= 0) && (!int8 || shape.head_size % 32 == 0),
+    HONE_RETURN_IF_ERROR(Expect(int8 == (m.FindInput("kv_scales") >= 0) &&
+                                    (!int8 || shape.head_size % runtime::kKvGroup == 0),
                                 model_path,
                                 int8 ? "an INT8 kv_cache comes with a kv_scales input and a head_size that is a "
                                        "multiple of 32"

@@ -57,7 +57,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
         options.model_path, KvDtypeName(model_kv), KvDtypeName(*options.kv_dtype)));
   if (!paged && options.kv_dtype == KvDtype::kInt8)
     return Status::InvalidArgument(fmt::format(
-        "generation engine: decoder '{}' has the dense layout; an int8 KV cache needs the paged one", options.model_path));
+        "generation engine: decoder '{}' has the dense layout; an int8 KV cache needs the paged one",
+        options.model_path));
   const KvDtype kv_dtype = options.kv_dtype.value_or(model_kv);
   const int64_t block_bytes = KvCache::BlockBytes(shape, options.block_tokens, kv_dtype);
   if (block_bytes <= 0) return Status::InvalidArgument("generation engine: block_tokens must be >= 1");

@@ -7,13 +7,14 @@
 
 #include <fmt/format.h>
 
+#include "runtime/paged_attention.h"
 #include "tensor/half_convert.h"
 
 namespace hone::generate {
 
 namespace {
 
-constexpr int64_t kInt8Group = 32;  // int8 elements per float16 scale (runtime::kKvGroup)
+using runtime::kKvGroup;  // int8 elements per float16 scale, as PagedAttention reads them
 
 int64_t ElementBytes(KvDtype dtype) {
   switch (dtype) {
@@ -37,7 +38,7 @@ std::string_view KvDtypeName(KvDtype dtype) {
 
 int64_t KvCache::BlockBytes(const DecoderShape& shape, int64_t block_tokens, KvDtype dtype) {
   const int64_t elements = shape.FloatsPerToken() * block_tokens;
-  const int64_t scales = dtype == KvDtype::kInt8 ? elements / kInt8Group * 2 : 0;
+  const int64_t scales = dtype == KvDtype::kInt8 ? elements / kKvGroup * 2 : 0;
   return elements * ElementBytes(dtype) + scales;
 }
 
@@ -46,11 +47,11 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const DecoderShape& shape, int6
   if (block_tokens <= 0 || total_blocks <= 0 || total_blocks > INT32_MAX)
     return Status::InvalidArgument(
         fmt::format("KV cache: {} blocks of {} tokens; both must be positive", total_blocks, block_tokens));
-  if (dtype == KvDtype::kInt8 && (shape.layout != KvLayout::kPaged || shape.head_size % kInt8Group != 0))
+  if (dtype == KvDtype::kInt8 && (shape.layout != KvLayout::kPaged || shape.head_size % kKvGroup != 0))
     return Status::InvalidArgument(fmt::format(
         "KV cache: int8 blocks need a paged decoder (it reads them itself) and a head_size that is a multiple of "
         "{}; this decoder is {} with head_size {}",
-        kInt8Group, shape.layout == KvLayout::kPaged ? "paged" : "dense", shape.head_size));
+        kKvGroup, shape.layout == KvLayout::kPaged ? "paged" : "dense", shape.head_size));
   std::unique_ptr<KvCache> c(new KvCache());
   c->shape_ = shape;
   c->block_tokens_ = block_tokens;
@@ -59,7 +60,7 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const DecoderShape& shape, int6
   c->dtype_ = dtype;
   c->element_bytes_ = ElementBytes(dtype);
   const int64_t bytes = c->floats_per_block_ * total_blocks * c->element_bytes_;
-  const int64_t scales = dtype == KvDtype::kInt8 ? c->floats_per_block_ / kInt8Group * total_blocks : 0;
+  const int64_t scales = c->scales_per_block() * total_blocks;
   // Value-initialised: the pages are touched now, so the budget is resident from the start and the first requests
   // do not pay for page faults. (Zero bits are 0.0 in every element type.)
   c->pool_.reset(new (std::nothrow) std::byte[static_cast<size_t>(bytes)]());
@@ -241,9 +242,9 @@ Result<Tensor> KvCache::Scales() const {
   if (dtype_ != KvDtype::kInt8)
     return Status::FailedPrecondition(
         fmt::format("KV cache: only int8 blocks have scales, these are {}", KvDtypeName(dtype_)));
-  const int64_t groups = shape_.head_size / kInt8Group;
+  const int64_t groups = shape_.head_size / kKvGroup;
   return Tensor::Borrow(DataType::kFp16, {total_blocks_, shape_.layers, 2, shape_.kv_heads, block_tokens_, groups},
-                        scales_.get(), static_cast<size_t>(total_blocks_ * floats_per_block_ / kInt8Group * 2));
+                        scales_.get(), static_cast<size_t>(total_blocks_ * scales_per_block()) * sizeof(uint16_t));
 }
 
 void KvCache::Append(std::span<const Tensor> present, int64_t row, int64_t from, int64_t count, KvSequence* seq) {

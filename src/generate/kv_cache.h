@@ -35,6 +35,7 @@
 
 #include "base/result.h"
 #include "generate/decoder.h"
+#include "runtime/paged_attention.h"
 #include "tensor/tensor.h"
 
 namespace hone::generate {
@@ -109,6 +110,9 @@ class KvCache {
  private:
   KvCache() = default;
   std::byte* Run(int32_t block, int cache, int head) const;  // start of a (cache = layer*2+kv, head) run
+  int64_t scales_per_block() const {  // float16 scales a block's int8 elements need (0 for other types)
+    return dtype_ == KvDtype::kInt8 ? floats_per_block_ / runtime::kKvGroup : 0;
+  }
 
   DecoderShape shape_;
   int64_t block_tokens_ = 0;

@@ -90,9 +90,9 @@ Status LoadGenerator(const LoadVersionRequest& request, LoadedVersion& loaded) {
   // The weights ONNX Runtime maps from the model's folder (hone quantize --external-data) resident now, not a page
   // at a time under the first requests (runtime/prefault.h). Where the model file is a link, the folder it lies in.
   std::error_code ec;
-  const std::filesystem::path real_model = std::filesystem::canonical(options.model_path, ec);
-  const Result<int64_t> mapped =
-      runtime::PrefaultMappedFiles(ec ? std::filesystem::path(options.model_path).parent_path() : real_model.parent_path());
+  std::filesystem::path model_file = std::filesystem::canonical(options.model_path, ec);
+  if (ec) model_file = options.model_path;
+  const Result<int64_t> mapped = runtime::PrefaultMappedFiles(model_file.parent_path());
 
   AddTextTensor(config.mutable_input(), "text_input");
   AddTextTensor(config.mutable_output(), "text_output");
